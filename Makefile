@@ -1,0 +1,20 @@
+# Earshot — the two entry points are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+EARSHOT_HOME ?= $(HOME)/.cache/earshot
+export EARSHOT_HOME
+
+.PHONY: run test setup build release
+
+## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
+setup:
+	@scripts/setup
+
+## Release build and `earshot serve` on 127.0.0.1:8080 with SQLite + ./data blobs.
+run: setup
+	swift build -c release --product earshot
+	.build/release/earshot serve
+
+## Everything that CI checks.
+test: setup
+	swift build --build-tests
+	swift test --skip-build

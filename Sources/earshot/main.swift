@@ -1,0 +1,3 @@
+import EarshotCore
+
+print("earshot: no commands yet")
