@@ -18,8 +18,15 @@ targets += [
 ]
 
 // MARK: - Native libraries (one systemLibrary per C library)
+targets += [
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+]
 
 // MARK: - Crypto
+targets += [
+    .target(name: "EarshotCrypto", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotCryptoTests", dependencies: ["EarshotCrypto"], swiftSettings: swiftSettings),
+]
 
 // MARK: - HTTP
 
