@@ -35,6 +35,10 @@ targets += [
 // MARK: - Eval
 
 // MARK: - Server
+targets += [
+    .target(name: "EarshotServer", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer"], swiftSettings: swiftSettings),
+]
 
 // MARK: - Executable
 targets += [

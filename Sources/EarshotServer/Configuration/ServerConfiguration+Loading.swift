@@ -1,0 +1,257 @@
+public import EarshotCore
+public import Foundation
+
+/// One problem found while loading configuration, naming the setting and where its value came from.
+public struct ConfigurationIssue: Sendable, Equatable, CustomStringConvertible {
+    public let setting: String
+    public let source: String
+    public let message: String
+
+    public var description: String { "\(setting) (from \(source)): \(message)" }
+}
+
+/// Configuration that cannot be used; lists every problem, one per line.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let issues: [ConfigurationIssue]
+
+    public var description: String {
+        "invalid configuration:\n" + issues.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}
+
+extension ServerConfiguration {
+    /// A setting: one name shared by the flag, the environment variable and the config-file key.
+    struct Setting: Sendable {
+        let name: String
+        let valueName: String
+        let help: String
+        let apply: @Sendable (inout ServerConfiguration, String) -> String?
+
+        var environmentVariable: String {
+            "EARSHOT_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+        }
+    }
+
+    /// The one table of settings. `apply` returns a problem description or nil.
+    static let settings: [Setting] = [
+        Setting(name: "host", valueName: "ADDRESS", help: "Address to bind (default 127.0.0.1).") { config, value in
+            guard isIPAddress(value) else { return "'\(value)' is not an IPv4 or IPv6 address" }
+            config.host = value
+            return nil
+        },
+        Setting(name: "port", valueName: "PORT", help: "TCP port, 0 for any free one (default 8080).") {
+            config, value in
+            guard let port = Int(value), (0...65535).contains(port) else {
+                return "'\(value)' is not a port number (0-65535)"
+            }
+            config.port = port
+            return nil
+        },
+        Setting(name: "data-dir", valueName: "DIR", help: "Base directory for the embedded stores (default ./data).") {
+            config, value in
+            guard !value.isEmpty else { return "must not be empty" }
+            config.dataDirectory = value
+            return nil
+        },
+        Setting(name: "database", valueName: "URL", help: "SQLite file (default <data-dir>/earshot.sqlite).") {
+            config, value in
+            if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
+                return "PostgreSQL is not available in this build yet; use a SQLite file path"
+            }
+            guard !value.isEmpty, value != "sqlite:" else { return "must name a SQLite file" }
+            config.database = value
+            return nil
+        },
+        Setting(name: "blob-dir", valueName: "DIR", help: "Blob directory (default <data-dir>/blobs).") {
+            config, value in
+            if value.hasPrefix("s3://") { return "S3 is not available in this build yet; use a directory" }
+            guard !value.isEmpty else { return "must not be empty" }
+            config.blobDirectory = value
+            return nil
+        },
+        Setting(name: "threads", valueName: "N", help: "HTTP worker threads (default 4).") { config, value in
+            guard let threads = Int(value), (1...256).contains(threads) else {
+                return "'\(value)' is not a thread count (1-256)"
+            }
+            config.threads = threads
+            return nil
+        },
+        Setting(name: "connection-timeout", valueName: "DURATION", help: "Idle connection timeout (default 30s).") {
+            config, value in
+            guard let duration = parseDuration(value), duration >= .seconds(1) else {
+                return "'\(value)' is not a duration of at least 1s (examples: 30s, 2m)"
+            }
+            config.connectionTimeout = duration
+            return nil
+        },
+        Setting(name: "shutdown-grace", valueName: "DURATION", help: "Time in-flight requests get at shutdown (default 10s).") {
+            config, value in
+            guard let duration = parseDuration(value) else {
+                return "'\(value)' is not a duration (examples: 10s, 500ms, 1m)"
+            }
+            config.shutdownGrace = duration
+            return nil
+        },
+        Setting(name: "max-json-body", valueName: "SIZE", help: "Largest JSON request body (default 1MiB).") {
+            config, value in
+            guard let size = parseByteSize(value), size >= 1024 else {
+                return "'\(value)' is not a size of at least 1KiB (examples: 1MiB, 512KiB)"
+            }
+            config.maxJSONBody = size
+            return nil
+        },
+        Setting(name: "max-header-bytes", valueName: "SIZE", help: "Largest request header block (default 32KiB).") {
+            config, value in
+            guard let size = parseByteSize(value), (4096...(1 << 20)).contains(size) else {
+                return "'\(value)' is not a size between 4KiB and 1MiB"
+            }
+            config.maxHeaderBytes = size
+            return nil
+        },
+        Setting(name: "log-level", valueName: "LEVEL", help: "trace, debug, info, notice, warning or error (default info).") {
+            config, value in
+            guard let level = Logger.Level(name: value) else {
+                return "'\(value)' is not one of trace, debug, info, notice, warning, error"
+            }
+            config.logLevel = level
+            return nil
+        },
+        Setting(name: "log-format", valueName: "FORMAT", help: "logfmt or json (default logfmt).") { config, value in
+            guard let format = LogSink.Format(rawValue: value) else { return "'\(value)' is not logfmt or json" }
+            config.logFormat = format
+            return nil
+        },
+    ]
+
+    /// Command-line options for every setting, plus `--config`.
+    public static var commandLineOptions: [CommandSpec.Option] {
+        [.init("config", valueName: "FILE", help: "JSON config file (also EARSHOT_CONFIG).")]
+            + settings.map { .init($0.name, valueName: $0.valueName, help: "\($0.help) [\($0.environmentVariable)]") }
+    }
+
+    /// Loads configuration from `arguments` (parsed flags), `environment` and the optional config file.
+    ///
+    /// - Parameter readFile: reads the config file; injectable for tests.
+    /// - Throws: ``ConfigurationError`` listing every invalid value, unknown file key or unreadable file.
+    public static func load(
+        arguments: ParsedArguments, environment: [String: String],
+        readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    ) throws(ConfigurationError) -> ServerConfiguration {
+        var issues: [ConfigurationIssue] = []
+        var layers: [(source: String, values: [String: String])] = []
+
+        let configPath = arguments.value("config") ?? environment["EARSHOT_CONFIG"]
+        if let configPath {
+            switch readConfigFile(configPath, readFile: readFile) {
+            case .success(let values): layers.append(("config file \(configPath)", values))
+            case .failure(let error): issues += error.issues
+            }
+        }
+        var fromEnvironment: [String: String] = [:]
+        for setting in settings {
+            if let value = environment[setting.environmentVariable] { fromEnvironment[setting.name] = value }
+        }
+        layers.append(("environment", fromEnvironment))
+        layers.append(("command line", arguments.optionValues.filter { $0.key != "config" }))
+
+        var config = ServerConfiguration()
+        for layer in layers {
+            for setting in settings {
+                guard let value = layer.values[setting.name] else { continue }
+                let source = layer.source == "environment" ? setting.environmentVariable : layer.source
+                if let problem = setting.apply(&config, value) {
+                    issues.append(ConfigurationIssue(setting: setting.name, source: source, message: problem))
+                }
+            }
+        }
+        guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
+        return config
+    }
+
+    private static func readConfigFile(
+        _ path: String, readFile: (String) throws -> Data
+    ) -> Result<[String: String], ConfigurationError> {
+        let source = "config file \(path)"
+        let data: Data
+        do {
+            data = try readFile(path)
+        } catch {
+            let issue = ConfigurationIssue(setting: "config", source: source, message: "cannot read the file")
+            return .failure(ConfigurationError(issues: [issue]))
+        }
+        guard let object = try? JSONDecoder().decode([String: FileValue].self, from: data) else {
+            let issue = ConfigurationIssue(setting: "config", source: source, message: "not a JSON object of settings")
+            return .failure(ConfigurationError(issues: [issue]))
+        }
+        var values: [String: String] = [:]
+        var issues: [ConfigurationIssue] = []
+        let known = settings.map(\.name)
+        for (key, raw) in object.sorted(by: { $0.key < $1.key }) {
+            guard known.contains(key) else {
+                var message = "unknown setting"
+                if let suggestion = closestMatch(to: key, among: known) { message += "; did you mean '\(suggestion)'?" }
+                issues.append(ConfigurationIssue(setting: key, source: source, message: message))
+                continue
+            }
+            guard case .text(let text) = raw else {
+                issues.append(ConfigurationIssue(setting: key, source: source, message: "must be a string or a number"))
+                continue
+            }
+            values[key] = text
+        }
+        return issues.isEmpty ? .success(values) : .failure(ConfigurationError(issues: issues))
+    }
+
+    /// A config-file value: strings and numbers become text for the setting's parser; anything else is refused.
+    private enum FileValue: Decodable {
+        case text(String)
+        case other
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if (try? container.decode(Bool.self)) != nil {
+                self = .other
+            } else if let string = try? container.decode(String.self) {
+                self = .text(string)
+            } else if let integer = try? container.decode(Int.self) {
+                self = .text(String(integer))
+            } else if let number = try? container.decode(Double.self) {
+                self = .text(String(number))
+            } else {
+                self = .other
+            }
+        }
+    }
+}
+
+/// `30s`, `500ms`, `2m`, `1h`, or a plain number of seconds.
+func parseDuration(_ text: String) -> Duration? {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        guard let number = Double(text.dropLast(suffix.count)), number >= 0, number.isFinite else { return nil }
+        return .milliseconds(Int64((number * scale * 1000).rounded()))
+    }
+    guard let seconds = Double(text), seconds >= 0, seconds.isFinite else { return nil }
+    return .milliseconds(Int64((seconds * 1000).rounded()))
+}
+
+/// `1MiB`, `512KiB`, `10MB`, `2GiB`, or a plain byte count.
+func parseByteSize(_ text: String) -> Int? {
+    let units: [(String, Int)] = [
+        ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000),
+        ("B", 1),
+    ]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        guard let number = Double(text.dropLast(suffix.count)), number >= 0, number < 1e15 else { return nil }
+        return Int(number * Double(scale))
+    }
+    guard let bytes = Int(text), bytes >= 0 else { return nil }
+    return bytes
+}
+
+/// True for a literal IPv4 or IPv6 address.
+func isIPAddress(_ text: String) -> Bool {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+}

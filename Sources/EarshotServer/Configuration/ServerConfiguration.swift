@@ -1,0 +1,48 @@
+public import EarshotCore
+import Foundation
+
+/// Everything `earshot serve` can be told, with embedded defaults (SQLite file + `./data` blobs on 127.0.0.1:8080).
+///
+/// Values come from four layers, highest first: command-line flags, `EARSHOT_*` environment variables, an
+/// optional JSON config file (`--config FILE` or `EARSHOT_CONFIG`), and the defaults below. Every setting has one
+/// name used by all layers: flag `--max-json-body`, variable `EARSHOT_MAX_JSON_BODY`, file key `"max-json-body"`.
+/// ``load(arguments:environment:readFile:)`` reports every invalid value at once, naming where it came from.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Address to bind. Loopback by default; `0.0.0.0` or `::` exposes the server to the network.
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free one (printed at start).
+    public var port = 8080
+    /// Base directory for the embedded defaults of ``database`` and ``blobDirectory``.
+    public var dataDirectory = "./data"
+    /// Metadata store location: a SQLite file path (`sqlite:` prefix optional). Nil means `<data-dir>/earshot.sqlite`.
+    public var database: String?
+    /// Blob store location: a directory. Nil means `<data-dir>/blobs`.
+    public var blobDirectory: String?
+    /// HTTP worker threads.
+    public var threads = 4
+    /// An idle connection is closed after this long.
+    public var connectionTimeout: Duration = .seconds(30)
+    /// On SIGTERM/SIGINT, in-flight requests get this long to finish.
+    public var shutdownGrace: Duration = .seconds(10)
+    /// Largest JSON request body accepted (413 above it).
+    public var maxJSONBody = 1 << 20
+    /// Largest request header block accepted.
+    public var maxHeaderBytes = 32 << 10
+    /// Log threshold.
+    public var logLevel: Logger.Level = .info
+    /// Log line format.
+    public var logFormat: LogSink.Format = .logfmt
+
+    public init() {}
+
+    /// The SQLite file the metadata store uses.
+    public var resolvedDatabasePath: String {
+        guard let database else { return (dataDirectory as NSString).appendingPathComponent("earshot.sqlite") }
+        return database.hasPrefix("sqlite:") ? String(database.dropFirst("sqlite:".count)) : database
+    }
+
+    /// The directory the blob store uses.
+    public var resolvedBlobDirectory: String {
+        blobDirectory ?? (dataDirectory as NSString).appendingPathComponent("blobs")
+    }
+}
