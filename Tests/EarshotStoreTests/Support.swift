@@ -40,3 +40,58 @@ func storeErrorCode<T>(_ body: () async throws -> T) async -> StoreError? {
         return nil
     }
 }
+
+/// Deterministic test bytes: the same `seed` and `count` always give the same content.
+func testBytes(_ count: Int, seed: UInt8 = 1) -> [UInt8] {
+    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 8) &+ Int(seed)) }
+}
+
+/// The error a ``ChunkSource`` throws when told to fail.
+struct SourceFailure: Error {}
+
+/// An async sequence of chunks cut from `bytes`, which can throw or stall after a number of bytes, and
+/// reports how far it got.
+struct ChunkSource: AsyncSequence, Sendable {
+
+    var bytes: [UInt8]
+    var chunkSize: Int
+    /// Throw `SourceFailure` once this many bytes were produced.
+    var failAfter: Int? = nil
+    /// After the content, keep producing chunks forever, sleeping this long between them (nil: finish).
+    var thenStallEvery: Duration? = nil
+    /// Called with the running total after each chunk.
+    var progress: (@Sendable (Int) -> Void)? = nil
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let source: ChunkSource
+        var offset = 0
+
+        mutating func next() async throws -> [UInt8]? {
+            if let limit = source.failAfter, offset >= limit { throw SourceFailure() }
+            if offset >= source.bytes.count {
+                guard let pause = source.thenStallEvery else { return nil }
+                try await Task.sleep(for: pause)
+                offset += source.chunkSize
+                source.progress?(offset)
+                return [UInt8](repeating: 0xEE, count: source.chunkSize)
+            }
+            let end = Swift.min(offset + source.chunkSize, source.bytes.count)
+            defer {
+                offset = end
+                source.progress?(end)
+            }
+            return Array(source.bytes[offset..<end])
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
+}
+
+/// Names of the files in `directory` (empty when it does not exist).
+func files(in directory: URL) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+}
+
+func permissions(_ url: URL) throws -> Int? {
+    try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
+}
