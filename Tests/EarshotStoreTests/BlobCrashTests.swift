@@ -82,6 +82,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: partial.path))
         #expect(await storeErrorCode { try await store.get(try BlobKey(Self.key)) }?.code == .notFound)
         #expect(try await store.list(prefix: "") == [])
+        // The same sweep on demand, for a long-running server.
+        try Data([1]).write(to: partial)
+        #expect(try await store.removeStaleTemporaryFiles() == 1)
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
     }
 
     /// Runs only in the child process started above.

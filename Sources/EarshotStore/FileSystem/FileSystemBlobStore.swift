@@ -71,6 +71,15 @@ public final class FileSystemBlobStore: BlobStore {
         try await self.init(configuration: Configuration(root: root))
     }
 
+    /// Removes temporary files (of writes interrupted by a crash or a kill) untouched for
+    /// ``Configuration/staleTemporaryAge``; returns how many. Opening a store does this once; a long-running
+    /// server may call it periodically.
+    @discardableResult
+    public func removeStaleTemporaryFiles() async throws -> Int {
+        let (path, age) = (temporaryPath, configuration.staleTemporaryAge)
+        return try await blocking(on: Self.queue()) { try Self.sweep(path, olderThan: age) }
+    }
+
     /// A serial queue for one operation: blocking calls run on libdispatch threads, in order.
     static func queue() -> DispatchQueue { DispatchQueue(label: "earshot.store.blobs") }
 

@@ -58,6 +58,8 @@ final class TemporaryBlobFile: @unchecked Sendable {
             throw StoreError(.io, "cannot start digests for \(path)", underlying: error)
         }
         guard fchmod(fd, mode) == 0 else { throw posixError(errno, "fchmod", path) }
+        // Fresh modification time: the sweep of stale temporary files must not take it for a leftover.
+        guard futimens(fd, nil) == 0 else { throw posixError(errno, "futimens", path) }
         var offset: Int64 = 0
         while true {
             let chunk = try POSIX.pread(fd, count: chunkSize, offset: offset, path)
