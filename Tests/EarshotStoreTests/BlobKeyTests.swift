@@ -31,7 +31,9 @@ import Testing
     }
 
     @Test func lengthAndDepthAreBounded() throws {
-        #expect(throws: StoreError.self) { try BlobKey(String(repeating: "a", count: BlobKey.maximumSegmentLength + 1)) }
+        #expect(throws: StoreError.self) {
+            try BlobKey(String(repeating: "a", count: BlobKey.maximumSegmentLength + 1))
+        }
         #expect(throws: StoreError.self) {
             try BlobKey(Array(repeating: "a", count: BlobKey.maximumDepth + 1).joined(separator: "/"))
         }

@@ -25,7 +25,8 @@ import Testing
         #expect(try await store.schemaVersion() == StoreSchema.migrations.last?.version)
         let applied = try await store.appliedMigrations()
         #expect(applied.map(\.name) == StoreSchema.migrations.map(\.name))
-        #expect(applied.allSatisfy { $0.checksum == StoreSchema.migrations[0].checksum(for: .sqlite) || $0.version != 1 })
+        #expect(
+            applied.allSatisfy { $0.checksum == StoreSchema.migrations[0].checksum(for: .sqlite) || $0.version != 1 })
         #expect(try await store.migrate(StoreSchema.migrations).isEmpty)  // re-running is a no-op
         await store.close()
     }
@@ -105,7 +106,9 @@ import Testing
         #expect(error?.message.contains("migration 1 \"recordings\"") == true)
 
         let renamed = Migration(version: 1, name: "renamed", sql: Self.v1.script(for: .sqlite)!)
-        #expect(await storeErrorCode { try await openSQLite(in: dir.url, migrations: [renamed]) }?.code == .migrationModified)
+        #expect(
+            await storeErrorCode { try await openSQLite(in: dir.url, migrations: [renamed]) }?.code
+                == .migrationModified)
     }
 
     @Test func aMigrationInsertedBelowAnAppliedOneIsRefused() async throws {
@@ -123,7 +126,9 @@ import Testing
         let error = await storeErrorCode { try await openSQLite(in: dir.url, migrations: [Self.v2, Self.v1]) }
         #expect(error?.code == .invalidArgument)
         let postgresOnly = Migration(version: 1, name: "pg", scripts: [.postgresql: "CREATE TABLE t (id BIGSERIAL)"])
-        #expect(await storeErrorCode { try await openSQLite(in: dir.url, migrations: [postgresOnly]) }?.code == .invalidArgument)
+        #expect(
+            await storeErrorCode { try await openSQLite(in: dir.url, migrations: [postgresOnly]) }?.code
+                == .invalidArgument)
     }
 
     @Test func perDialectScriptsPickTheirOwnSQL() async throws {

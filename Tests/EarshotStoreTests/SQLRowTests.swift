@@ -63,7 +63,9 @@ import Testing
             let sql = "SELECT id FROM tasks WHERE id >= ? ORDER BY id"
             try db.forEachRow(sql, ["a"]) { outer in
                 let id = try outer.decode("id", as: String.self)
-                for inner in try db.query(sql, [.text(id)]) { pairs.append(id + (try inner.decode(0, as: String.self))) }
+                for inner in try db.query(sql, [.text(id)]) {
+                    pairs.append(id + (try inner.decode(0, as: String.self)))
+                }
             }
             return pairs
         }

@@ -16,7 +16,8 @@ import Testing
         let store = try await openSQLite(in: dir.url, busyTimeout: .milliseconds(1234))
         let writer = try await store.write { db in
             try [
-                db.scalar("PRAGMA journal_mode", as: String.self), db.scalar("PRAGMA foreign_keys", as: Int.self).map(String.init),
+                db.scalar("PRAGMA journal_mode", as: String.self),
+                db.scalar("PRAGMA foreign_keys", as: Int.self).map(String.init),
                 db.scalar("PRAGMA busy_timeout", as: Int.self).map(String.init),
                 db.scalar("PRAGMA synchronous", as: Int.self).map(String.init),
             ]
@@ -36,7 +37,9 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try await openSQLite(in: dir.url, migrations: [Self.notes])
         let error = await storeErrorCode {
-            try await store.write { db in try db.execute("INSERT INTO tags (note_id, tag) VALUES (?, ?)", "missing", "x") }
+            try await store.write { db in
+                try db.execute("INSERT INTO tags (note_id, tag) VALUES (?, ?)", "missing", "x")
+            }
         }
         #expect(error?.code == .conflict)
         #expect(error?.message.contains("FOREIGN KEY") == true)
@@ -93,7 +96,9 @@ import Testing
         // Eight reads over four reader connections, all while the write transaction is still open.
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<8 {
-                group.addTask { try await store.read { db in try db.scalar("SELECT count(*) FROM notes", as: Int.self) ?? -1 } }
+                group.addTask {
+                    try await store.read { db in try db.scalar("SELECT count(*) FROM notes", as: Int.self) ?? -1 }
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -122,7 +127,9 @@ import Testing
         #expect(error?.code == .unavailable)
         try await patient.write { db in try db.execute("INSERT INTO notes (id, title) VALUES ('c', 'c')") }
         try await hold
-        let ids = try await first.read { db in try db.query("SELECT id FROM notes ORDER BY id").map { try $0.decode(0, as: String.self) } }
+        let ids = try await first.read { db in
+            try db.query("SELECT id FROM notes ORDER BY id").map { try $0.decode(0, as: String.self) }
+        }
         #expect(ids == ["a", "c"])
         for store in [first, patient, impatient] { await store.close() }
     }
@@ -156,9 +163,12 @@ import Testing
         let store = try await SQLiteMetadataStore(configuration: .init(location: .inMemory))
         try await store.ping()
         try await store.write { db in
-            try db.execute("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", "k", "v", "2025-01-01T00:00:00Z")
+            try db.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", "k", "v", "2025-01-01T00:00:00Z")
         }
-        #expect(try await store.read { db in try db.scalar("SELECT value FROM settings WHERE key = 'k'", as: String.self) } == "v")
+        #expect(
+            try await store.read { db in try db.scalar("SELECT value FROM settings WHERE key = 'k'", as: String.self) }
+                == "v")
         await store.close()
     }
 

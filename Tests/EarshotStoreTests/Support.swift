@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import EarshotStore
+
 /// A fresh directory under the system temp dir, removed by the caller with `cleanup()`.
 struct TemporaryDirectory: ~Copyable {
     let url: URL
@@ -13,8 +15,6 @@ struct TemporaryDirectory: ~Copyable {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 }
-
-@testable import EarshotStore
 
 /// Opens a SQLite store on `database.sqlite` in `directory` with `migrations` (Earshot's own by default).
 func openSQLite(

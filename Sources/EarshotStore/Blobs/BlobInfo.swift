@@ -1,5 +1,5 @@
-public import Foundation
 public import EarshotCrypto
+public import Foundation
 
 /// What a blob store knows about a stored blob.
 public struct BlobInfo: Sendable, Hashable {

@@ -79,10 +79,11 @@ public struct BlobKey: Hashable, Comparable, Sendable, CustomStringConvertible {
                     return "a segment starts with \"\(Character(UnicodeScalar(byte)))\"; segments start with a-z or 0-9"
                 }
             default:
-                return byte < 0x80
-                    ? "it contains \(byte < 0x20 || byte == 0x7F ? "a control character" : "\"\(Character(UnicodeScalar(byte)))\""); "
-                        + "allowed are a-z, 0-9, \".\", \"_\", \"-\" and \"/\" between segments"
-                    : "it contains non-ASCII characters; allowed are a-z, 0-9, \".\", \"_\", \"-\" and \"/\""
+                let allowed = "allowed are a-z, 0-9, \".\", \"_\", \"-\" and \"/\" between segments"
+                guard byte < 0x80 else { return "it contains non-ASCII characters; \(allowed)" }
+                let what =
+                    byte < 0x20 || byte == 0x7F ? "a control character" : "\"\(Character(UnicodeScalar(byte)))\""
+                return "it contains \(what); \(allowed)"
             }
             segmentLength += 1
             guard segmentLength <= maximumSegmentLength else {

@@ -38,11 +38,13 @@ final class BlobFileReader: @unchecked Sendable {
             offset = 0
             return
         }
-        guard requested.lowerBound >= 0, requested.lowerBound < size || (requested.isEmpty && requested.lowerBound <= size)
+        guard requested.lowerBound >= 0,
+            requested.lowerBound < size || (requested.isEmpty && requested.lowerBound <= size)
         else {
             throw StoreError(
                 .invalidRange,
-                "byte range \(requested.lowerBound)..<\(requested.upperBound) starts outside blob \(key) of \(size) bytes")
+                "byte range \(requested.lowerBound)..<\(requested.upperBound) starts outside blob \(key) "
+                    + "of \(size) bytes")
         }
         range = requested.lowerBound..<min(requested.upperBound, size)
         offset = range.lowerBound

@@ -125,7 +125,8 @@ extension FileSystemBlobStore {
                 to: sidecarPath(for: key), temporaryDirectory: temporaryPath, mode: mode_t(configuration.fileMode))
         } catch {
             // The blob is in place; without a sidecar its digests are recomputed on the next `info`.
-            configuration.logger.warning("cannot record blob digests", metadata: ["key": key.rawValue, "error": "\(error)"])
+            configuration.logger.warning(
+                "cannot record blob digests", metadata: ["key": key.rawValue, "error": "\(error)"])
         }
         try POSIX.fsyncDirectory(directory)
         let modified = Double(sealed.modified.tv_sec) + Double(sealed.modified.tv_nsec) / 1e9

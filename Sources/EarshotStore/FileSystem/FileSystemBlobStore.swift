@@ -1,6 +1,6 @@
 internal import Dispatch
-internal import EarshotCrypto
 public import EarshotCore
+internal import EarshotCrypto
 public import Foundation
 
 /// The embedded blob store: one file per blob under a root directory.
@@ -53,7 +53,8 @@ public final class FileSystemBlobStore: BlobStore {
         let removed = try await blocking(on: Self.queue()) {
             let mode = mode_t(configuration.directoryMode)
             do {
-                try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: rootPath, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(mode)])
             } catch {
                 throw StoreError(.io, "cannot create the blob root \(rootPath): \(error)", underlying: error)
             }
@@ -86,7 +87,8 @@ public final class FileSystemBlobStore: BlobStore {
     /// Removes files in `directory` not modified for `age`; returns how many.
     private static func sweep(_ directory: String, olderThan age: Duration) throws -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let cutoff = Date.now.timeIntervalSince1970 - Double(age.components.seconds)
+        let cutoff =
+            Date.now.timeIntervalSince1970 - Double(age.components.seconds)
             - Double(age.components.attoseconds) / 1e18
         var removed = 0
         for name in names {

@@ -11,7 +11,9 @@ func posixError(_ code: Int32, _ function: String, _ path: String, key: BlobKey?
     case EEXIST, ENOTDIR, EISDIR, ENOTEMPTY: storeCode = .conflict
     default: storeCode = .io
     }
-    return StoreError(storeCode, "\(function) failed for \(subject): \(reason)", underlying: POSIXFailure(function: function, errno: code))
+    return StoreError(
+        storeCode, "\(function) failed for \(subject): \(reason)",
+        underlying: POSIXFailure(function: function, errno: code))
 }
 
 /// A failed system call, kept as ``StoreError/underlying``.
@@ -30,7 +32,9 @@ func blocking<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable 
 
 /// Thin, errno-checked wrappers over the system calls the file-system store uses.
 enum POSIX {
-    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0, key: BlobKey? = nil) throws(StoreError) -> Int32 {
+    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0, key: BlobKey? = nil) throws(StoreError)
+        -> Int32
+    {
         while true {
             let fd = Foundation.open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }

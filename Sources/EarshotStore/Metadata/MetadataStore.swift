@@ -45,7 +45,8 @@ public protocol MetadataStore: Sendable {
     @discardableResult
     func migrate(_ migrations: [Migration]) async throws -> [Migration]
 
-    /// Closes every connection after in-flight work finishes. Later calls throw ``StoreError/Code-swift.struct/closed``.
+    /// Closes every connection after in-flight work finishes. Idempotent; later calls throw
+    /// ``StoreError/Code-swift.struct/closed``.
     func close() async
 }
 

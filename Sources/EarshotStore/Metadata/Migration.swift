@@ -1,6 +1,5 @@
 internal import EarshotCrypto
 
-
 /// One versioned schema change, applied once per database in its own transaction.
 ///
 /// Versions are positive and strictly increasing in a migration list. Once a migration has shipped, never edit

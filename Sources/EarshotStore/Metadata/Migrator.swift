@@ -61,9 +61,9 @@ enum Migrator {
             guard migration.name == record.name, migration.checksum(for: dialect) == record.checksum else {
                 throw StoreError(
                     .migrationModified,
-                    "\(migration) differs from the one applied on \(record.appliedAt) (recorded name \"\(record.name)\", "
-                        + "checksum \(record.checksum.prefix(12))…): an applied migration must not be edited; revert "
-                        + "the edit and add a new migration instead")
+                    "\(migration) differs from the one applied on \(record.appliedAt) "
+                        + "(recorded name \"\(record.name)\", checksum \(record.checksum.prefix(12))…): "
+                        + "an applied migration must not be edited; revert the edit and add a new migration instead")
             }
         }
         let appliedVersions = Set(applied.map(\.version))

@@ -25,7 +25,8 @@ public struct SQLRow: Sendable, CustomStringConvertible {
     /// Converts column `name` to `T`.
     public func decode<T: SQLValueConvertible>(_ name: String, as type: T.Type = T.self) throws(StoreError) -> T {
         guard let index = columns.index(of: name) else {
-            throw StoreError(.database, "result has no column \"\(name)\" (columns: \(columns.names.joined(separator: ", ")))")
+            throw StoreError(
+                .database, "result has no column \"\(name)\" (columns: \(columns.names.joined(separator: ", ")))")
         }
         return try decode(index, as: type)
     }

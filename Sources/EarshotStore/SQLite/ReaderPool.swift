@@ -70,7 +70,9 @@ final class ReaderPool: Sendable {
             defer { state.waiters.removeAll() }
             return state.waiters
         }
-        for waiter in waiters { waiter.continuation.resume(throwing: StoreError(.closed, "the metadata store is closed")) }
+        for waiter in waiters {
+            waiter.continuation.resume(throwing: StoreError(.closed, "the metadata store is closed"))
+        }
         while true {
             let idle = state.withLock { $0.idle.count }
             if idle == size { return state.withLock { $0.idle } }

@@ -26,7 +26,8 @@ final class SQLiteConnection: SQLDatabase {
         self.cacheCapacity = cacheCapacity
         do {
             try check(sqlite3_extended_result_codes(db, 1), "sqlite3_extended_result_codes", db)
-            let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds =
+                busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
             try check(sqlite3_busy_timeout(db, Int32(clamping: milliseconds)), "sqlite3_busy_timeout", db)
             try check(earshot_sqlite_set_defensive(db, 1), "sqlite3_db_config(DEFENSIVE)", db)
             try check(earshot_sqlite_disable_double_quoted_strings(db), "sqlite3_db_config(DQS)", db)
@@ -134,7 +135,8 @@ final class SQLiteConnection: SQLDatabase {
         } else {
             var prepared: OpaquePointer?
             try check(
-                sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil), "sqlite3_prepare_v3",
+                sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil),
+                "sqlite3_prepare_v3",
                 db, sql: sql)
             guard let prepared else { throw StoreError(.invalidArgument, "empty SQL statement: \"\(sql)\"") }
             statement = prepared
@@ -170,7 +172,8 @@ final class SQLiteConnection: SQLDatabase {
         let expected = Int(sqlite3_bind_parameter_count(statement))
         guard expected == bindings.count else {
             throw StoreError(
-                .invalidArgument, "statement has \(expected) placeholders but \(bindings.count) values were bound: \(sql)")
+                .invalidArgument,
+                "statement has \(expected) placeholders but \(bindings.count) values were bound: \(sql)")
         }
         for (offset, value) in bindings.enumerated() {
             let index = Int32(offset + 1)
@@ -187,7 +190,9 @@ final class SQLiteConnection: SQLDatabase {
                 rc = text.withUTF8 { utf8 in
                     utf8.withMemoryRebound(to: CChar.self) { chars in
                         // A non-nil pointer even for "" so SQLite binds an empty string, not NULL.
-                        guard let base = chars.baseAddress else { return earshot_sqlite_bind_text(statement, index, "", 0) }
+                        guard let base = chars.baseAddress else {
+                            return earshot_sqlite_bind_text(statement, index, "", 0)
+                        }
                         return earshot_sqlite_bind_text(statement, index, base, Int32(clamping: chars.count))
                     }
                 }

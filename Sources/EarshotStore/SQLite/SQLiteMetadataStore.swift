@@ -1,6 +1,6 @@
-public import Foundation
 internal import CSQLite
 public import EarshotCore
+public import Foundation
 internal import Synchronization
 
 /// The embedded metadata store: one SQLite database file in WAL mode.

@@ -30,10 +30,10 @@ final class SQLiteWorker: @unchecked Sendable {
         _ begin: String, _ body: @escaping @Sendable (any SQLDatabase) throws -> T
     ) async throws -> T {
         try await run { connection in
-            try connection.executeScript(begin)
+            try connection.execute(begin, [])
             do {
                 let result = try body(connection)
-                try connection.executeScript("COMMIT")
+                try connection.execute("COMMIT", [])
                 return result
             } catch {
                 // SQLite may already have rolled back (e.g. after SQLITE_FULL); only roll back an open transaction.
