@@ -31,6 +31,19 @@ targets += [
 // MARK: - HTTP
 
 // MARK: - Store
+targets += [
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .target(
+        name: "EarshotStore",
+        dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "EarshotStoreTests",
+        dependencies: ["EarshotStore", "EarshotCrypto"],
+        swiftSettings: swiftSettings
+    ),
+]
 
 // MARK: - Eval
 

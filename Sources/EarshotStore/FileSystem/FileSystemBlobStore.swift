@@ -1,0 +1,269 @@
+internal import Dispatch
+public import EarshotCore
+internal import EarshotCrypto
+public import Foundation
+
+/// The embedded blob store: one file per blob under a root directory.
+///
+/// Layout: the blob `uploads/file_x/part-00001` is the file `<root>/uploads/file_x/part-00001`; its digests
+/// live in `<root>/uploads/file_x/.part-00001.meta`; writes in progress live in `<root>/.tmp/`. Keys cannot
+/// contain `.`-leading segments, so neither can collide with a blob.
+///
+/// A write goes to a new file in `.tmp` (same file system), is fsynced, renamed over the key's path, and the
+/// directory is fsynced: readers see the old or the new content, never a mix, and a crash leaves at most a
+/// temporary file, which is swept when a store opens on the root and it is older than
+/// ``Configuration/staleTemporaryAge``. Files are created 0600 and directories 0700 by default.
+///
+/// One limitation of this backend: a key cannot be both a blob and a prefix of other keys (`a/b` and `a/b/c`);
+/// such a write fails with ``StoreError/Code-swift.struct/conflict``.
+public final class FileSystemBlobStore: BlobStore {
+    /// Where blobs live and how they are written.
+    public struct Configuration: Sendable {
+        /// The root directory; created (with ``directoryMode``) when missing.
+        public var root: URL
+        /// Bytes per chunk when reading and copying.
+        public var chunkSize = 256 * 1024
+        /// Permissions of blob files.
+        public var fileMode: UInt16 = 0o600
+        /// Permissions of directories.
+        public var directoryMode: UInt16 = 0o700
+        /// Temporary files untouched for longer than this are removed at open (left by a crash or a kill).
+        /// Other processes writing to the same root keep their files fresh while they write.
+        public var staleTemporaryAge: Duration = .seconds(3600)
+        /// Where sweeps and recoveries are logged.
+        public var logger = Logger(label: "store")
+
+        public init(root: URL) {
+            self.root = root
+        }
+    }
+
+    public let configuration: Configuration
+    let rootPath: String
+    let temporaryPath: String
+
+    /// Opens (creating when missing) a store at `configuration.root` and sweeps stale temporary files.
+    public init(configuration: Configuration) async throws {
+        self.configuration = configuration
+        let root = configuration.root.standardizedFileURL.path
+        self.rootPath = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
+        self.temporaryPath = rootPath + "/.tmp"
+        precondition(configuration.chunkSize > 0, "chunkSize must be positive")
+        let (rootPath, temporaryPath) = (self.rootPath, self.temporaryPath)
+        let removed = try await blocking(on: Self.queue()) {
+            let mode = mode_t(configuration.directoryMode)
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: rootPath, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(mode)])
+            } catch {
+                throw StoreError(.io, "cannot create the blob root \(rootPath): \(error)", underlying: error)
+            }
+            try POSIX.makeDirectories(temporaryPath, below: rootPath, mode: mode)
+            return try Self.sweep(temporaryPath, olderThan: configuration.staleTemporaryAge)
+        }
+        if removed > 0 {
+            configuration.logger.notice(
+                "removed stale temporary blob files", metadata: ["count": "\(removed)", "root": rootPath])
+        }
+    }
+
+    /// Convenience for ``init(configuration:)`` with default settings.
+    public convenience init(root: URL) async throws {
+        try await self.init(configuration: Configuration(root: root))
+    }
+
+    /// Removes temporary files (of writes interrupted by a crash or a kill) untouched for
+    /// ``Configuration/staleTemporaryAge``; returns how many. Opening a store does this once; a long-running
+    /// server may call it periodically.
+    @discardableResult
+    public func removeStaleTemporaryFiles() async throws -> Int {
+        let (path, age) = (temporaryPath, configuration.staleTemporaryAge)
+        return try await blocking(on: Self.queue()) { try Self.sweep(path, olderThan: age) }
+    }
+
+    /// A serial queue for one operation: blocking calls run on libdispatch threads, in order.
+    static func queue() -> DispatchQueue { DispatchQueue(label: "earshot.store.blobs") }
+
+    /// Removes files in `directory` not modified for `age`; returns how many.
+    private static func sweep(_ directory: String, olderThan age: Duration) throws -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let cutoff =
+            Date.now.timeIntervalSince1970 - Double(age.components.seconds)
+            - Double(age.components.attoseconds) / 1e18
+        var removed = 0
+        for name in names {
+            let path = directory + "/" + name
+            guard let info = try POSIX.lstat(path), info.st_mode & S_IFMT == S_IFREG else { continue }
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            if modified <= cutoff, try POSIX.unlinkIfPresent(path) { removed += 1 }
+        }
+        return removed
+    }
+
+    // MARK: Paths
+
+    func path(for key: BlobKey) -> String { rootPath + "/" + key.rawValue }
+
+    func sidecarPath(for key: BlobKey) -> String {
+        let path = path(for: key)
+        let slash = path.lastIndex(of: "/")!
+        return path[...slash] + "." + path[path.index(after: slash)...] + ".meta"
+    }
+
+    /// `lstat` of the blob file, or nil when no blob is stored under `key` (nothing, or a directory of keys).
+    func blobStat(_ key: BlobKey) throws(StoreError) -> stat? {
+        guard let info = try POSIX.lstat(path(for: key)), info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return info
+    }
+
+    /// Opens the blob file read-only with its `fstat`; nil when no blob is stored under `key`.
+    func openBlob(_ key: BlobKey) throws(StoreError) -> (fd: Int32, info: stat)? {
+        let path = path(for: key)
+        let fd = Foundation.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR || errno == ELOOP { return nil }
+            throw posixError(errno, "open", path, key: key)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw posixError(code, "fstat", path, key: key)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return (fd, info)
+    }
+
+    func notFound(_ key: BlobKey) -> StoreError {
+        StoreError(.notFound, "no blob is stored under \(key)")
+    }
+
+    // MARK: Reading
+
+    public func get(_ key: BlobKey, range: Range<Int64>?) async throws -> BlobContent {
+        let path = path(for: key)
+        let chunkSize = configuration.chunkSize
+        let reader = try await blocking(on: Self.queue()) { () throws -> BlobFileReader in
+            guard let (fd, info) = try self.openBlob(key) else { throw self.notFound(key) }
+            let reader = BlobFileReader(fd: fd, path: path, chunkSize: chunkSize)
+            try reader.limit(to: range, size: Int64(info.st_size), key: key)
+            return reader
+        }
+        return BlobContent(
+            key: key, size: reader.size, range: reader.range,
+            chunks: AsyncThrowingStream(unfolding: { try await reader.next() }))
+    }
+
+    public func info(_ key: BlobKey) async throws -> BlobInfo {
+        try await blocking(on: Self.queue()) { try self.loadInfo(key) }
+    }
+
+    /// Reads the blob's sidecar, or recomputes (and re-records) the digests when it is missing or stale.
+    func loadInfo(_ key: BlobKey) throws -> BlobInfo {
+        guard let info = try blobStat(key) else { throw notFound(key) }
+        let sidecarPath = sidecarPath(for: key)
+        if let sidecar = BlobSidecar.read(sidecarPath), sidecar.describes(info),
+            let sha256 = Digest(hex: sidecar.sha256), let md5 = Digest(hex: sidecar.md5)
+        {
+            return BlobInfo(key: key, size: sidecar.size, sha256: sha256, md5: md5, lastModified: info.modified)
+        }
+        // No trustworthy sidecar (a crash between the two renames, or a file placed by hand): digest the file.
+        guard let (fd, opened) = try openBlob(key) else { throw notFound(key) }
+        defer { close(fd) }
+        var sha = try StreamingHasher(.sha256)
+        var md5 = try StreamingHasher(.md5)
+        var offset: Int64 = 0
+        while true {
+            let chunk = try POSIX.pread(fd, count: configuration.chunkSize, offset: offset, path(for: key))
+            if chunk.isEmpty { break }
+            sha.update(chunk)
+            md5.update(chunk)
+            offset += Int64(chunk.count)
+        }
+        let sidecar = BlobSidecar(
+            size: offset, sha256: sha.finalize(), md5: md5.finalize(), inode: UInt64(opened.st_ino),
+            modified: opened.st_mtim)
+        try? sidecar.write(to: sidecarPath, temporaryDirectory: temporaryPath, mode: mode_t(configuration.fileMode))
+        configuration.logger.info("recomputed blob digests", metadata: ["key": key.rawValue])
+        return BlobInfo(
+            key: key, size: offset, sha256: Digest(hex: sidecar.sha256)!, md5: Digest(hex: sidecar.md5),
+            lastModified: opened.modified)
+    }
+
+    public func exists(_ key: BlobKey) async throws -> Bool {
+        try await blocking(on: Self.queue()) { try self.blobStat(key) != nil }
+    }
+
+    public func localFile(for key: BlobKey) async throws -> URL? {
+        try await blocking(on: Self.queue()) {
+            guard try self.blobStat(key) != nil else { throw self.notFound(key) }
+            return URL(fileURLWithPath: self.path(for: key))
+        }
+    }
+
+    public func list(prefix: String) async throws -> [BlobKey] {
+        try BlobKey.validatePrefix(prefix)
+        return try await blocking(on: Self.queue()) {
+            // Walk only the deepest directory the prefix names completely.
+            let directoryPart = prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
+            var keys: [BlobKey] = []
+            try self.walk(directoryPart) { relative in
+                if relative.hasPrefix(prefix), let key = try? BlobKey(relative) { keys.append(key) }
+            }
+            return keys.sorted()
+        }
+    }
+
+    private func walk(_ relative: String, _ visit: (String) throws -> Void) throws {
+        let directory = relative.isEmpty ? rootPath : rootPath + "/" + relative
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            guard try POSIX.lstat(directory) != nil else { return }  // nothing under this prefix
+            throw StoreError(.io, "cannot list \(directory): \(error)", underlying: error)
+        }
+        for name in names where !name.hasPrefix(".") {
+            let child = relative.isEmpty ? name : relative + "/" + name
+            guard let info = try POSIX.lstat(rootPath + "/" + child) else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: try walk(child, visit)
+            case S_IFREG: try visit(child)
+            default: continue
+            }
+        }
+    }
+
+    // MARK: Deleting
+
+    public func delete(_ key: BlobKey) async throws {
+        try await blocking(on: Self.queue()) {
+            guard try self.blobStat(key) != nil else { return }
+            // Sidecar first: a crash in between leaves a blob without digests (recomputed), never stale digests.
+            try POSIX.unlinkIfPresent(self.sidecarPath(for: key))
+            try POSIX.unlinkIfPresent(self.path(for: key))
+            let directory = (self.path(for: key) as NSString).deletingLastPathComponent
+            try POSIX.fsyncDirectory(directory)
+            self.pruneEmptyDirectories(from: directory)
+        }
+    }
+
+    /// Removes `directory` and its ancestors below the root while they are empty (best effort: a concurrent
+    /// write recreates what it needs).
+    func pruneEmptyDirectories(from directory: String) {
+        var current = directory
+        while current.count > rootPath.count, current.hasPrefix(rootPath + "/") {
+            guard rmdir(current) == 0 else { return }
+            current = (current as NSString).deletingLastPathComponent
+        }
+    }
+}
+
+extension stat {
+    var modified: Date {
+        Date(timeIntervalSince1970: Double(st_mtim.tv_sec) + Double(st_mtim.tv_nsec) / 1e9)
+    }
+}

@@ -1,0 +1,65 @@
+/// Where Earshot keeps its metadata (partners, uploads, tasks, records…): a transactional SQL database.
+///
+/// Domain repositories are written against this protocol only, so the embedded SQLite backend
+/// (``SQLiteMetadataStore``) and a PostgreSQL backend are interchangeable. Work is done in closures that get a
+/// ``SQLDatabase`` connection:
+///
+/// ```swift
+/// let count = try await store.read { db in try db.scalar("SELECT count(*) FROM settings", as: Int.self) }
+/// try await store.write { db in
+///     try db.execute("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", "k", "v", now)
+/// }
+/// ```
+///
+/// Closures run synchronously on a thread owned by the store (never the Swift cooperative pool) and must not
+/// `await`; keep them short. All methods are safe to call from any task. Cancellation is checked before the
+/// closure starts; a closure that has started runs to completion.
+public protocol MetadataStore: Sendable {
+    /// The SQL dialect connections of this store speak.
+    var dialect: SQLDialect { get }
+
+    /// Runs `body` in a read-only transaction: every query inside sees one consistent snapshot, and reads run in
+    /// parallel with each other and with a writer.
+    ///
+    /// - Throws: ``StoreError`` (`.closed`, `.unavailable`, `.database`…), `CancellationError`, or what `body`
+    ///   throws.
+    @discardableResult
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) throws -> T) async throws -> T
+
+    /// Runs `body` in one read-write transaction, committed when `body` returns and rolled back when it throws.
+    ///
+    /// Writers are serialised. A constraint violation surfaces as ``StoreError/Code-swift.struct/conflict``.
+    @discardableResult
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) throws -> T) async throws -> T
+
+    /// Checks that the database answers a trivial query (for readiness probes).
+    func ping() async throws
+
+    /// Applies the migrations of `migrations` that this database lacks, in version order, each in its own
+    /// transaction, and returns the ones applied. Stores run this once when they open; calling it again is
+    /// harmless.
+    ///
+    /// - Throws: ``StoreError`` `.schemaTooNew` when the database was migrated by a newer binary,
+    ///   `.migrationModified` when an applied migration was edited or removed, `.migrationFailed` (naming the
+    ///   migration, rolled back) when one fails.
+    @discardableResult
+    func migrate(_ migrations: [Migration]) async throws -> [Migration]
+
+    /// Closes every connection after in-flight work finishes. Idempotent; later calls throw
+    /// ``StoreError/Code-swift.struct/closed``.
+    func close() async
+}
+
+extension MetadataStore {
+    /// The highest migration version applied to this database (0 for a new database).
+    public func schemaVersion() async throws -> Int {
+        try await read { db in
+            try db.scalar("SELECT coalesce(max(version), 0) FROM schema_migrations", as: Int.self) ?? 0
+        }
+    }
+
+    /// The migrations recorded as applied, oldest first.
+    public func appliedMigrations() async throws -> [AppliedMigration] {
+        try await read { db in try Migrator.applied(in: db) }
+    }
+}
