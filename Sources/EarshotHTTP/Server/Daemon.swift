@@ -40,13 +40,14 @@ final class Daemon: @unchecked Sendable {
         let logSink = unsafeBitCast(ServerCore.logSink, to: UnsafeMutableRawPointer.self)
         let daemon = withUnsafeMutablePointer(to: &storage) { address in
             var options: [MHD_OptionItem] = [
+                // First, so that every libmicrohttpd message goes through the Earshot logger.
+                MHD_OptionItem(
+                    option: .EXTERNAL_LOGGER, value: earshot_mhd_external_logger_address(), ptr_value: logSink),
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.timeoutSeconds, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.maxHeaderBytes, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
                 MHD_OptionItem(option: .NOTIFY_COMPLETED, value: completion, ptr_value: retained.toOpaque()),
                 MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(address)),
-                MHD_OptionItem(
-                    option: .EXTERNAL_LOGGER, value: earshot_mhd_external_logger_address(), ptr_value: logSink),
             ]
             if configuration.threadPoolSize > 1 {
                 options.append(
