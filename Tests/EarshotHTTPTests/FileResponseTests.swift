@@ -1,6 +1,7 @@
-@testable import EarshotHTTP
 import Foundation
 import Testing
+
+@testable import EarshotHTTP
 
 private let content: [UInt8] = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
 

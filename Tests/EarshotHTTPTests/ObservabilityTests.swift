@@ -43,7 +43,9 @@ struct ObservabilityTests {
         #expect(text.contains("earshot_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 3"))
         #expect(text.contains("earshot_http_requests_total{method=\"POST\",route=\"unmatched\",status=\"405\"} 1"))
         #expect(text.contains("# TYPE earshot_http_request_duration_seconds histogram"))
-        #expect(text.contains("earshot_http_request_duration_seconds_bucket{method=\"GET\",route=\"/healthz\",le=\"+Inf\"} 3"))
+        #expect(
+            text.contains(
+                "earshot_http_request_duration_seconds_bucket{method=\"GET\",route=\"/healthz\",le=\"+Inf\"} 3"))
         #expect(text.contains("earshot_http_request_duration_seconds_count{method=\"GET\",route=\"/healthz\"} 3"))
         #expect(text.contains("le=\"0.005\""))
         // The request rendering the metrics is itself in flight.

@@ -85,7 +85,8 @@ struct RoutingTests {
             #expect(bad.status == 400)
             #expect(bad.errorCode == "INVALID_ARGUMENT")
             #expect(bad.text.contains("not valid JSON"))
-            let missing = try await fetch(port, "/records/r1/rename", method: "POST", body: Data("{\"name\":\"a\"}".utf8))
+            let missing = try await fetch(
+                port, "/records/r1/rename", method: "POST", body: Data("{\"name\":\"a\"}".utf8))
             #expect(missing.status == 400)
             #expect(missing.text.contains("missing field `count`"))
             let wrongType = try await fetch(

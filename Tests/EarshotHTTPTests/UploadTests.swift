@@ -47,7 +47,8 @@ func streamUpload(port: Int, path: String, size: Int) async throws -> UploadOutc
         let response = try connection.readResponse()
         peak = max(peak, residentBytes())
         return UploadOutcome(
-            response: response, sha256: sha.finalize().hex, md5: md5.finalize().hex, peakResidentGrowth: peak - baseline)
+            response: response, sha256: sha.finalize().hex, md5: md5.finalize().hex, peakResidentGrowth: peak - baseline
+        )
     }
 }
 

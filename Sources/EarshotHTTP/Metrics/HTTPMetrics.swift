@@ -82,7 +82,8 @@ public final class HTTPMetrics: Sendable {
             ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
         }
         for (key, value) in counters {
-            out += "earshot_http_requests_total{method=\"\(Self.escape(key.method))\",route=\"\(Self.escape(key.route))\","
+            out +=
+                "earshot_http_requests_total{method=\"\(Self.escape(key.method))\",route=\"\(Self.escape(key.route))\","
             out += "status=\"\(key.status)\"} \(value)\n"
         }
         out += "# HELP earshot_http_request_duration_seconds Time from request headers to response completion.\n"
@@ -93,7 +94,8 @@ public final class HTTPMetrics: Sendable {
             var cumulative: UInt64 = 0
             for (index, bound) in bounds.enumerated() {
                 cumulative += histogram.buckets[index]
-                out += "earshot_http_request_duration_seconds_bucket{\(labels),le=\"\(Self.format(bound))\"} \(cumulative)\n"
+                let le = Self.format(bound)
+                out += "earshot_http_request_duration_seconds_bucket{\(labels),le=\"\(le)\"} \(cumulative)\n"
             }
             out += "earshot_http_request_duration_seconds_bucket{\(labels),le=\"+Inf\"} \(histogram.count)\n"
             out += "earshot_http_request_duration_seconds_sum{\(labels)} \(histogram.sum)\n"

@@ -32,7 +32,8 @@ final class Daemon: @unchecked Sendable {
                 .invalidConfiguration,
                 "host must be a numeric IPv4 or IPv6 address such as 127.0.0.1 or ::1, got `\(configuration.host)`")
         }
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         if isIPv6 != 0 { flags |= MHD_USE_IPv6.rawValue }
         let retained = Unmanaged.passRetained(core)

@@ -169,7 +169,8 @@ final class Exchange: @unchecked Sendable {
                 case .failure(let error):
                     core.logger.error(
                         "cannot write upload file", metadata: ["request_id": requestID, "error": "\(error)"])
-                    respondNow(error: HTTPError(.insufficientStorage, code: "STORAGE", message: "cannot store the body"))
+                    respondNow(
+                        error: HTTPError(.insufficientStorage, code: "STORAGE", message: "cannot store the body"))
                     return
                 }
             case .stream:
@@ -226,7 +227,8 @@ final class Exchange: @unchecked Sendable {
         case .bytes(let bytes):
             length = bytes.count
             pointer = bytes.withUnsafeBytes {
-                MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+                MHD_create_response_from_buffer(
+                    $0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .file(let file):
             (pointer, status, length) = fileResponse(file, status: status, headers: &headers)
@@ -257,7 +259,9 @@ final class Exchange: @unchecked Sendable {
             headers["ETag"] = file.etag
             headers["Last-Modified"] = HTTPDate.format(seconds: file.modified)
             if let match = self.headers["If-None-Match"],
-                match.split(separator: ",").contains(where: { String($0).trimmingASCIISpaces() == file.etag || $0 == "*" })
+                match.split(separator: ",").contains(where: {
+                    String($0).trimmingASCIISpaces() == file.etag || $0 == "*"
+                })
             {
                 Glibc.close(fd)
                 return (MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT), 304, 0)

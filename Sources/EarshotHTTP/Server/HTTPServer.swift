@@ -135,7 +135,9 @@ public final class HTTPServer: Sendable {
         let inFlight = core.inFlight
         logger.notice(
             "shutting down: no new connections, draining in-flight requests",
-            metadata: ["in_flight": String(inFlight), "grace_ms": String(configuration.shutdownGracePeriod.milliseconds)])
+            metadata: [
+                "in_flight": String(inFlight), "grace_ms": String(configuration.shutdownGracePeriod.milliseconds),
+            ])
         core.beginDraining()
         daemon.quiesce()
         let deadline = ContinuousClock.now + configuration.shutdownGracePeriod

@@ -44,16 +44,15 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Turns a libmicrohttpd pointer result (nil = failure) into an ``HTTPServerError`` naming `function`.
-func check(_ result: OpaquePointer?, _ function: StaticString, _ message: @autoclosure () -> String) throws(
-    HTTPServerError
-) -> OpaquePointer {
+func check(_ result: OpaquePointer?, _ function: StaticString, _ message: @autoclosure () -> String)
+    throws(HTTPServerError) -> OpaquePointer
+{
     guard let result else { throw HTTPServerError(.startFailed, message(), function: "\(function)") }
     return result
 }
 
 /// Turns an `MHD_Result` into an ``HTTPServerError`` naming `function`.
-func check(_ result: MHD_Result, _ function: StaticString, _ message: @autoclosure () -> String) throws(
-    HTTPServerError
-) {
+func check(_ result: MHD_Result, _ function: StaticString, _ message: @autoclosure () -> String) throws(HTTPServerError)
+{
     guard result == .YES else { throw HTTPServerError(.libraryCall, message(), function: "\(function)") }
 }

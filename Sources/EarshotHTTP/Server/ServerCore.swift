@@ -135,7 +135,8 @@ final class ServerCore: Sendable {
             metrics.record(
                 method: exchange.method.rawValue, route: exchange.routeLabel, status: status, duration: duration)
         }
-        let milliseconds = Double(duration.components.seconds) * 1000
+        let milliseconds =
+            Double(duration.components.seconds) * 1000
             + Double(duration.components.attoseconds) / 1e15
         let outcome =
             switch termination {
