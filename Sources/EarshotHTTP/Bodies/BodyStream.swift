@@ -35,7 +35,6 @@ extension Exchange {
     /// Worker thread: a chunk for the consumer; suspends the connection when too much is buffered.
     func push(_ chunk: [UInt8]) {
         let high = core.configuration.streamBufferBytes
-        let forcing = core.forcing
         let waiter: CheckedContinuation<[UInt8]?, any Error>? = shared.withLock { state in
             guard state.response == nil, state.bodyFailure == nil else { return nil }  // nobody will read it
             if let waiter = state.waiter {
@@ -44,7 +43,8 @@ extension Exchange {
             }
             state.chunks.append(chunk)
             state.bufferedBytes += chunk.count
-            if state.bufferedBytes >= high && !forcing && !state.suspended {
+            // `forcing` is read under the lock for the same reason as in Exchange.awaitResponse.
+            if state.bufferedBytes >= high && !core.forcing && !state.suspended {
                 state.suspended = true
                 MHD_suspend_connection(connection)
             }

@@ -183,10 +183,11 @@ final class Exchange: @unchecked Sendable {
 
     /// Queues the handler's response if it is ready; otherwise suspends the connection until ``complete(_:)``.
     private func awaitResponse() {
-        let forcing = core.forcing
         let ready: Response? = shared.withLock { state in
             if let response = state.response { return response }
-            if forcing {
+            // Read under the lock: ServerCore.abandonAll sets the flag before locking each exchange, so either we
+            // see it here or it sees us suspended and resumes us. A suspended connection must never outlive it.
+            if core.forcing {
                 return Response.error(.unavailable("the server is shutting down"), requestID: requestID)
             }
             state.suspended = true
