@@ -29,6 +29,14 @@ targets += [
 ]
 
 // MARK: - HTTP
+targets += [
+    .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+    .target(
+        name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto"],
+        swiftSettings: swiftSettings),
+]
 
 // MARK: - Store
 targets += [

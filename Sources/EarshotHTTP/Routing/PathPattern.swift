@@ -1,0 +1,79 @@
+/// A route path such as `/records/{id}/audio` or `/console/*`, split into segments.
+///
+/// Matching ignores empty segments, so a trailing slash and doubled slashes do not matter (`/records/` matches
+/// `/records`). `{name}` captures one segment; a final `*` captures the rest of the path (possibly empty).
+struct PathPattern: Sendable, Hashable, CustomStringConvertible {
+    enum Segment: Sendable, Hashable {
+        case literal(String)
+        case parameter(String)
+        case catchAll
+    }
+
+    let segments: [Segment]
+
+    init(_ path: String) {
+        var segments: [Segment] = []
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        for (index, part) in parts.enumerated() {
+            if part == "*" {
+                precondition(index == parts.count - 1, "`*` must be the last segment of route \(path)")
+                segments.append(.catchAll)
+            } else if part.hasPrefix("{") && part.hasSuffix("}") {
+                let name = String(part.dropFirst().dropLast())
+                precondition(!name.isEmpty && !name.contains("{"), "bad parameter segment `\(part)` in \(path)")
+                segments.append(.parameter(name))
+            } else {
+                precondition(!part.contains("{") && !part.contains("}"), "bad segment `\(part)` in route \(path)")
+                segments.append(.literal(String(part)))
+            }
+        }
+        self.segments = segments
+    }
+
+    /// The normalised pattern (`/records/{id}`), used as the route label in logs and metrics.
+    var description: String {
+        "/"
+            + segments.map {
+                switch $0 {
+                case .literal(let text): text
+                case .parameter(let name): "{\(name)}"
+                case .catchAll: "*"
+                }
+            }.joined(separator: "/")
+    }
+
+    /// Sort key: at the first differing position a literal beats a parameter, which beats `*`.
+    var rank: [Int] {
+        segments.map {
+            switch $0 {
+            case .literal: 0
+            case .parameter: 1
+            case .catchAll: 2
+            }
+        }
+    }
+
+    /// The captured parameters when `parts` (the request path split on `/`) matches, else nil.
+    func match(_ parts: [Substring]) -> [(String, String)]? {
+        var captured: [(String, String)] = []
+        for (index, segment) in segments.enumerated() {
+            switch segment {
+            case .catchAll:
+                captured.append(("*", parts[index...].joined(separator: "/")))
+                return captured
+            case .literal(let text):
+                guard index < parts.count, parts[index] == text else { return nil }
+            case .parameter(let name):
+                guard index < parts.count else { return nil }
+                captured.append((name, String(parts[index])))
+            }
+        }
+        return parts.count == segments.count ? captured : nil
+    }
+
+    static func joined(_ prefix: String, _ path: String) -> String {
+        let head = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
+        let tail = path.hasPrefix("/") ? path : "/" + path
+        return head + tail
+    }
+}

@@ -1,0 +1,143 @@
+import Synchronization
+
+/// A request handler: gets the request and its context, returns a response or throws (see ``HTTPError``).
+public typealias Handler = @Sendable (Request, RequestContext) async throws -> Response
+
+/// The routing table: patterns with path parameters, matched by method.
+///
+/// ```swift
+/// let router = Router()
+/// router.get("/healthz") { _, _ in .text("ok") }
+/// let api = router.group("/developer/api")
+/// api.get("/records/{id}") { request, context in
+///     try .json(try store.record(context.parameters.require("id")))
+/// }
+/// ```
+///
+/// Precedence: a literal segment beats `{parameter}`, which beats a trailing `*`. Unknown paths answer 404
+/// `NOT_FOUND`; a known path with another method answers 405 `METHOD_NOT_ALLOWED` with `Allow`. `HEAD` falls back
+/// to the `GET` handler (libmicrohttpd drops the body). Trailing and doubled slashes are ignored.
+///
+/// Register every route before handing the router to ``HTTPServer``: the server takes a snapshot when it is
+/// created. Registering the same method and pattern twice is a programming error (trap).
+public final class Router: RouteBuilder, Sendable {
+    private let table = Mutex(RouteTable())
+
+    public init() {}
+
+    public func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler) {
+        let route = Route(method: method, pattern: PathPattern(path), body: body, handler: handler)
+        table.withLock { $0.insert(route) }
+    }
+
+    /// Routes under `prefix` (e.g. `/developer/api`).
+    public func group(_ prefix: String) -> RouteGroup {
+        RouteGroup(router: self, prefix: prefix)
+    }
+
+    /// Every registered route as (method, pattern), sorted by pattern: for route listings and API-contract tests.
+    public var routes: [(method: HTTPMethod, pattern: String)] {
+        table.withLock { table in
+            table.entries.flatMap { entry in
+                entry.routes.keys.sorted().map { (method: $0, pattern: entry.pattern.description) }
+            }
+        }
+    }
+
+    func snapshot() -> RouteTable {
+        table.withLock { $0 }
+    }
+}
+
+/// A set of routes sharing a path prefix. Groups nest: `router.group("/v1").group("/admin")`.
+public struct RouteGroup: RouteBuilder, Sendable {
+    let router: Router
+    /// The prefix prepended to every pattern registered through this group.
+    public let prefix: String
+
+    public func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler) {
+        router.on(method, PathPattern.joined(prefix, path), body: body, use: handler)
+    }
+
+    /// A nested group.
+    public func group(_ prefix: String) -> RouteGroup {
+        RouteGroup(router: router, prefix: PathPattern.joined(self.prefix, prefix))
+    }
+}
+
+/// Something routes can be registered on (``Router`` or ``RouteGroup``).
+public protocol RouteBuilder {
+    /// Registers `handler` for `method` on `path`, receiving the body as `body` says.
+    func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler)
+}
+
+extension RouteBuilder {
+    public func get(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        on(.get, path, body: body, use: handler)
+    }
+    public func head(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        on(.head, path, body: body, use: handler)
+    }
+    public func post(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        on(.post, path, body: body, use: handler)
+    }
+    public func put(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        on(.put, path, body: body, use: handler)
+    }
+    public func delete(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        on(.delete, path, body: body, use: handler)
+    }
+    public func patch(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        on(.patch, path, body: body, use: handler)
+    }
+}
+
+/// One registered handler.
+struct Route: Sendable {
+    let method: HTTPMethod
+    let pattern: PathPattern
+    let body: BodyMode
+    let handler: Handler
+}
+
+/// The immutable snapshot the server matches against.
+struct RouteTable: Sendable {
+    struct Entry: Sendable {
+        let pattern: PathPattern
+        var routes: [HTTPMethod: Route]
+    }
+
+    enum Match {
+        case found(Route, Parameters)
+        case methodNotAllowed([HTTPMethod])
+        case notFound
+    }
+
+    private(set) var entries: [Entry] = []
+
+    mutating func insert(_ route: Route) {
+        if let index = entries.firstIndex(where: { $0.pattern == route.pattern }) {
+            precondition(
+                entries[index].routes[route.method] == nil,
+                "route \(route.method) \(route.pattern) is registered twice")
+            entries[index].routes[route.method] = route
+            return
+        }
+        entries.append(Entry(pattern: route.pattern, routes: [route.method: route]))
+        entries.sort { $0.pattern.rank.lexicographicallyPrecedes($1.pattern.rank) }
+    }
+
+    func match(method: HTTPMethod, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: Set<HTTPMethod> = []
+        for entry in entries {
+            guard let captured = entry.pattern.match(parts) else { continue }
+            if let route = entry.routes[method] ?? (method == .head ? entry.routes[.get] : nil) {
+                return .found(route, Parameters(captured))
+            }
+            allowed.formUnion(entry.routes.keys)
+            if entry.routes[.get] != nil { allowed.insert(.head) }
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed.sorted())
+    }
+}

@@ -1,0 +1,187 @@
+internal import CMicroHTTPD
+import EarshotCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the libmicrohttpd callbacks need, shared between worker threads and ``HTTPServer/run()``.
+final class ServerCore: Sendable {
+    let routes: RouteTable
+    let configuration: HTTPServer.Configuration
+    let metrics: HTTPMetrics
+    let logger: Logger
+    private let jobs: AsyncStream<Job>.Continuation
+    private let live = Mutex<[ObjectIdentifier: Exchange]>([:])
+    private let drainingFlag = Atomic<Bool>(false)
+    private let forcingFlag = Atomic<Bool>(false)
+
+    init(
+        routes: RouteTable, configuration: HTTPServer.Configuration, metrics: HTTPMetrics, logger: Logger,
+        jobs: AsyncStream<Job>.Continuation
+    ) {
+        self.routes = routes
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+        self.jobs = jobs
+    }
+
+    /// Graceful shutdown has begun: responses carry `Connection: close`.
+    var draining: Bool { drainingFlag.load(ordering: .relaxed) }
+    /// The grace period is over: no connection may be suspended any more.
+    var forcing: Bool { forcingFlag.load(ordering: .acquiring) }
+
+    /// Requests between their headers and their completion callback.
+    var inFlight: Int { live.withLock { $0.count } }
+
+    func enqueue(_ job: Job) -> Bool {
+        if case .enqueued = jobs.yield(job) { return true }
+        return false
+    }
+
+    func finishJobs() {
+        jobs.finish()
+    }
+
+    func beginDraining() {
+        drainingFlag.store(true, ordering: .relaxed)
+    }
+
+    /// Stops waiting for handlers: every suspended request is answered 503 and resumed, so the daemon can stop.
+    func abandonAll() {
+        forcingFlag.store(true, ordering: .releasing)
+        for exchange in live.withLock({ Array($0.values) }) {
+            exchange.abandon()
+        }
+    }
+
+    /// Waits (without observing the caller's cancellation) until no request is in flight or `deadline` passes.
+    func waitUntilIdle(deadline: ContinuousClock.Instant) async -> Bool {
+        while true {
+            if inFlight == 0 { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    // MARK: - Handler tasks
+
+    /// Runs one handler as a child task of ``HTTPServer/run()``'s group and delivers its response.
+    func execute(_ job: Job) async {
+        let response: Response
+        do {
+            response = try await job.handler(job.request, job.context)
+        } catch {
+            response = errorResponse(for: error, context: job.context)
+        }
+        if case .file(let upload) = job.request.body {
+            unlink(upload.path)  // no-op when the handler moved the file into place
+        }
+        job.exchange.complete(response)
+    }
+
+    func errorResponse(for error: any Error, context: RequestContext) -> Response {
+        let httpError: HTTPError
+        if let error = error as? HTTPError {
+            httpError = error
+        } else if let error = error as? any HTTPErrorConvertible {
+            httpError = error.httpError
+        } else if let mapped = configuration.errorMapper?(error) {
+            httpError = mapped
+        } else if error is CancellationError {
+            httpError = .unavailable("the request was cancelled because the server is shutting down")
+        } else {
+            logger.error(
+                "handler failed",
+                metadata: ["request_id": context.requestID, "route": context.route, "error": "\(error)"])
+            httpError = .internal(requestID: context.requestID)
+        }
+        return Response.error(httpError, requestID: context.requestID)
+    }
+
+    // MARK: - libmicrohttpd callbacks (worker threads)
+
+    func handle(
+        connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
+        size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        if let raw = slot.pointee {
+            let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
+            if size.pointee > 0 {
+                let keep = exchange.receive(UnsafeRawBufferPointer(start: data, count: size.pointee))
+                size.pointee = 0
+                return keep ? .YES : .NO
+            }
+            exchange.finish()
+            return .YES
+        }
+        let exchange = Exchange(core: self, connection: connection, method: method, path: url)
+        slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        live.withLock { $0[ObjectIdentifier(exchange)] = exchange }
+        metrics.started()
+        exchange.begin()
+        return .YES
+    }
+
+    func completed(_ exchange: Exchange, termination: MHD_RequestTerminationCode) {
+        exchange.end(termination: termination)
+        live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(exchange)) }
+        metrics.finished()
+        let duration = ContinuousClock.now - exchange.started
+        let status = exchange.queued ? exchange.sentStatus : 0
+        if exchange.queued {
+            metrics.record(
+                method: exchange.method.rawValue, route: exchange.routeLabel, status: status, duration: duration)
+        }
+        let milliseconds =
+            Double(duration.components.seconds) * 1000
+            + Double(duration.components.attoseconds) / 1e15
+        let outcome =
+            switch termination {
+            case .REQUEST_TERMINATED_COMPLETED_OK: "ok"
+            case .REQUEST_TERMINATED_TIMEOUT_REACHED: "timeout"
+            case .REQUEST_TERMINATED_CLIENT_ABORT: "client_abort"
+            case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: "shutdown"
+            default: "error"
+            }
+        logger.info(
+            "request",
+            metadata: [
+                "method": exchange.method.rawValue, "path": exchange.path, "route": exchange.routeLabel,
+                "status": status == 0 ? "-" : String(status), "bytes": String(exchange.sentBytes),
+                "duration_ms": Self.format(milliseconds), "request_id": exchange.requestID,
+                "remote": exchange.remoteAddress, "outcome": outcome,
+            ])
+    }
+
+    private static func format(_ milliseconds: Double) -> String {
+        let micros = Int((milliseconds * 1000).rounded())
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, data, size, slot in
+        guard let cls, let connection, let url, let method, let size, let slot else { return .NO }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        return core.handle(
+            connection: connection, url: String(cString: url), method: String(cString: method), data: data, size: size,
+            slot: slot)
+    }
+
+    static let completionHandler: MHD_RequestCompletedCallback = { cls, _, slot, termination in
+        guard let cls, let slot, let raw = slot.pointee else { return }
+        slot.pointee = nil
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        core.completed(exchange, termination: termination)
+    }
+
+    static let logSink: earshot_mhd_log_sink = { message in
+        guard let message else { return }
+        var text = String(cString: message)
+        while text.last?.isNewline == true { text.removeLast() }
+        Logger(label: "http").warning("libmicrohttpd: \(text)")
+    }
+}

@@ -1,0 +1,106 @@
+import EarshotHTTP
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Waits until `condition` holds, polling every 5 ms for at most `timeout`.
+func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ConcurrencyTests {
+    @Test func twoHundredConcurrentAsyncRequestsAllSucceedWithDistinctIDs() async throws {
+        let router = Router()
+        let peak = Mutex((current: 0, max: 0))
+        router.get("/work/{n}") { _, context in
+            peak.withLock {
+                $0.current += 1
+                $0.max = max($0.max, $0.current)
+            }
+            try await Task.sleep(for: .milliseconds(100))  // an async handler: the connection is suspended meanwhile
+            peak.withLock { $0.current -= 1 }
+            return try .json(["n": try context.parameters.require("n")])
+        }
+        let results = try await withServer(router) { port in
+            try await withThrowingTaskGroup(of: (Int, FetchResult).self) { group in
+                for n in 0..<200 {
+                    group.addTask { (n, try await fetch(port, "/work/\(n)")) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(results.count == 200)
+        #expect(results.allSatisfy { $0.1.status == 200 && $0.1.text == "{\"n\":\"\($0.0)\"}" })
+        let ids = Set(results.compactMap { $0.1.header("X-Request-Id") })
+        #expect(ids.count == 200)
+        #expect(peak.withLock { $0.max } > 50, "handlers overlapped: at most \(peak.withLock { $0.max }) at once")
+    }
+
+    @Test func gracefulShutdownDrainsInFlightAndRefusesNewConnections() async throws {
+        let router = Router()
+        let entered = Atomic<Bool>(false)
+        router.get("/slow") { _, _ in
+            entered.store(true, ordering: .relaxed)
+            try await Task.sleep(for: .milliseconds(800))  // would throw if shutdown cancelled the handler
+            return .text("finished")
+        }
+        _ = TestLog.path
+        let server = HTTPServer(router: router, configuration: .test())
+        let running = Task { try await server.run() }
+        let port = try await server.waitUntilListening()
+        async let slow = raw(port, "GET", "/slow")
+        #expect(try await eventually { entered.load(ordering: .relaxed) })
+        running.cancel()
+        // Shortly after cancellation the listening socket is closed.
+        let refused = try await eventually {
+            do {
+                _ = try RawConnection(port: port, timeout: 2)
+                return false
+            } catch let error as RawError {
+                return error.code == ECONNREFUSED
+            } catch {
+                return false
+            }
+        }
+        #expect(refused)
+        let response = try await slow
+        #expect(response.status == 200)
+        #expect(response.text == "finished")
+        #expect(response.headers["Connection"]?.lowercased() == "close")
+        try await running.value
+        #expect(server.port == nil)
+    }
+
+    @Test func handlersStillRunningAfterTheGracePeriodAreCancelledWith503() async throws {
+        let router = Router()
+        let entered = Atomic<Bool>(false)
+        router.get("/stuck") { _, _ in
+            entered.store(true, ordering: .relaxed)
+            try await Task.sleep(for: .seconds(30))
+            return .text("too late")
+        }
+        _ = TestLog.path
+        let server = HTTPServer(router: router, configuration: .test { $0.shutdownGracePeriod = .milliseconds(300) })
+        let running = Task { try await server.run() }
+        let port = try await server.waitUntilListening()
+        async let stuck = raw(port, "GET", "/stuck")
+        #expect(try await eventually { entered.load(ordering: .relaxed) })
+        let started = ContinuousClock.now
+        server.shutdown()
+        try await running.value
+        #expect(ContinuousClock.now - started < .seconds(3))
+        let response = try await stuck
+        #expect(response.status == 503)
+        #expect(response.text.contains("UNAVAILABLE"))
+    }
+}
