@@ -57,19 +57,26 @@ targets += [
 
 // MARK: - Server
 targets += [
-    .target(name: "EarshotServer", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
-    .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer"], swiftSettings: swiftSettings),
+    .target(
+        name: "EarshotServer", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
+        swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotCore"], swiftSettings: swiftSettings),
 ]
 
 // MARK: - Executable
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore"],
+        dependencies: ["EarshotCore", "EarshotServer"],
         swiftSettings: swiftSettings
     ),
 ]
 products += [.executable(name: "earshot", targets: ["earshot"])]
+targets += [
+    // End-to-end tests of the built binary (run as a child process).
+    .testTarget(name: "EarshotCLITests", dependencies: ["earshot"], swiftSettings: swiftSettings),
+]
 
 let package = Package(
     name: "Earshot",

@@ -5,6 +5,7 @@ import EarshotCore
 
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
+    ServeCommand.self,
     VersionCommand.self,
 ]
 

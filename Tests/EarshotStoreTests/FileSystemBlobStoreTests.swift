@@ -66,6 +66,18 @@ import Testing
         )
     }
 
+    @Test func pingReportsARootThatIsNoLongerAWritableDirectory() async throws {
+        let dir = try TemporaryDirectory()
+        let root = dir.url.appendingPathComponent("root")
+        let store = try await FileSystemBlobStore(root: root)
+        try await store.ping()
+        try FileManager.default.removeItem(at: root)
+        try Data("a file now".utf8).write(to: root)
+        let error = await storeErrorCode { try await store.ping() }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.contains("not a directory") == true)
+    }
+
     @Test func missingBlobsAreNotFound() async throws {
         let dir = try TemporaryDirectory()
         let store = try await FileSystemBlobStore(root: dir.url)

@@ -123,7 +123,8 @@ public final class LogSink: Sendable {
         timestamp: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
         format: Format
     ) -> String {
-        let ts = timestamp.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let ts = timestamp.formatted(
+            .iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true))
         var pairs: [(String, String)] = [("ts", ts), ("level", level.description), ("label", label), ("msg", message)]
         for (key, value) in metadata { pairs.append((key, value)) }
         switch format {

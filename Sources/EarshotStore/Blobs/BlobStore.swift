@@ -56,6 +56,12 @@ public protocol BlobStore: Sendable {
     /// - Throws: ``StoreError/Code-swift.struct/invalidKey`` when `prefix` cannot begin any valid key.
     func list(prefix: String) async throws -> [BlobKey]
 
+    /// Checks that the store can serve reads and writes now (readiness probes): the filesystem backend checks
+    /// that its root and temporary directories are writable directories; a remote backend asks the service.
+    ///
+    /// - Throws: ``StoreError`` `.unavailable` saying what is wrong.
+    func ping() async throws
+
     /// A local file holding the blob, for zero-copy serving (`sendfile`), or nil when the backend has none.
     ///
     /// The file is replaced atomically by later writes: open it once and use that descriptor (its size from

@@ -197,6 +197,20 @@ public final class FileSystemBlobStore: BlobStore {
         try await blocking(on: Self.queue()) { try self.blobStat(key) != nil }
     }
 
+    public func ping() async throws {
+        let (root, temporary) = (rootPath, temporaryPath)
+        try await blocking(on: Self.queue()) {
+            for directory in [root, temporary] {
+                guard let info = try? POSIX.lstat(directory), (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw StoreError(.unavailable, "the blob directory \(directory) is missing or not a directory")
+                }
+                guard access(directory, W_OK | X_OK) == 0 else {
+                    throw StoreError(.unavailable, "the blob directory \(directory) is not writable")
+                }
+            }
+        }
+    }
+
     public func localFile(for key: BlobKey) async throws -> URL? {
         try await blocking(on: Self.queue()) {
             guard try self.blobStat(key) != nil else { throw self.notFound(key) }

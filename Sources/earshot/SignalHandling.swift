@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Dispatch
+
+/// Runs a long-lived operation and cancels it on the first SIGTERM or SIGINT; a second signal exits at once.
+enum SignalHandling {
+    static func runUntilTerminated(_ operation: @escaping @Sendable () async throws -> Void) async throws {
+        let task = Task { try await operation() }
+        let queue = DispatchQueue(label: "earshot.signals")
+        var sources: [any DispatchSourceSignal] = []
+        // Touched only from the serial `queue`.
+        nonisolated(unsafe) var received = false
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                if received { exit(130) }
+                received = true
+                task.cancel()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        defer { sources.forEach { $0.cancel() } }
+        try await task.value
+    }
+}
