@@ -3,7 +3,7 @@ SHELL := /bin/bash
 EARSHOT_HOME ?= $(HOME)/.cache/earshot
 export EARSHOT_HOME
 
-.PHONY: run test setup build release
+.PHONY: run test setup bench-http
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -18,3 +18,9 @@ run: setup
 test: setup
 	swift build --build-tests
 	swift test --skip-build
+
+## HTTP benchmark: our /healthz vs nginx (wrk), and a streamed 1 GiB PUT (MiB/s, peak RSS).
+bench-http: setup
+	swift build -c release --product earshot
+	swift build -c release --product earshot-bench-upload
+	Benchmarks/http/run

@@ -78,6 +78,13 @@ targets += [
     .testTarget(name: "EarshotCLITests", dependencies: ["earshot"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - Benchmarks (helpers for Benchmarks/*/run; not shipped)
+targets += [
+    .executableTarget(
+        name: "earshot-bench-upload", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
+        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings),
+]
+
 let package = Package(
     name: "Earshot",
     platforms: [.macOS(.v15), .iOS(.v18)],

@@ -10,13 +10,22 @@ public enum Identifier {
     /// A new identifier such as `file_7k2m…`. `prefix` must be 1–8 lowercase ASCII letters.
     public static func make(prefix: String) -> String {
         precondition(!prefix.isEmpty && prefix.count <= 8 && prefix.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A })
+        // Two draws (one getrandom each) give 128 bits; 20 base32 characters use 100 of them.
         var generator = SystemRandomNumberGenerator()
+        var high: UInt64 = generator.next()
+        var low: UInt64 = generator.next()
         var out = [UInt8]()
         out.reserveCapacity(prefix.utf8.count + 21)
         out.append(contentsOf: prefix.utf8)
         out.append(UInt8(ascii: "_"))
-        for _ in 0..<20 {
-            out.append(alphabet[Int(generator.next(upperBound: UInt8(32)))])
+        for index in 0..<20 {
+            if index < 10 {
+                out.append(alphabet[Int(high & 31)])
+                high >>= 5
+            } else {
+                out.append(alphabet[Int(low & 31)])
+                low >>= 5
+            }
         }
         return String(decoding: out, as: UTF8.self)
     }
