@@ -26,6 +26,10 @@ targets += [
 // MARK: - Store
 
 // MARK: - Eval
+targets += [
+    .target(name: "EarshotEval", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
+]
 
 // MARK: - Server
 
