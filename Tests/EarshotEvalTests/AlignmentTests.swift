@@ -87,6 +87,9 @@ import Testing
         #expect(interner.ids(["a", "b", "a"]) == [0, 1, 0])
         #expect(interner.token(1) == "b")
         #expect(interner.count == 2)
+        // The fast path splits on any Unicode whitespace, like Python's str.split().
+        #expect(interner.ids(splittingOnWhitespace: "  a\tb\u{3000}c \n a ") == [0, 1, 2, 0])
+        #expect(interner.ids(splittingOnWhitespace: " \t ").isEmpty)
     }
 }
 

@@ -26,6 +26,31 @@ public struct TokenInterner: Sendable {
         tokens.map { id($0) }
     }
 
+    /// The ids of the whitespace-separated words of `text` (Unicode whitespace), without building an array of
+    /// strings first: the fast path for scoring without normalisation.
+    public mutating func ids(splittingOnWhitespace text: String) -> [Int32] {
+        var result: [Int32] = []
+        let scalars = text.unicodeScalars
+        var start: String.UnicodeScalarView.Index? = nil
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            let isSpace =
+                scalar.isASCII ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace
+            if isSpace {
+                if let begin = start {
+                    result.append(id(String(scalars[begin..<index])))
+                    start = nil
+                }
+            } else if start == nil {
+                start = index
+            }
+            index = scalars.index(after: index)
+        }
+        if let begin = start { result.append(id(String(scalars[begin..<scalars.endIndex]))) }
+        return result
+    }
+
     /// The string an id was assigned to.
     public func token(_ id: Int32) -> String { strings[Int(id)] }
 }

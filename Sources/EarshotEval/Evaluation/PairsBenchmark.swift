@@ -64,8 +64,8 @@ public enum PairsBenchmark {
         var interner = TokenInterner()
         var total = ErrorCounts.zero
         for pair in pairs {
-            let reference = interner.ids(pair.reference.split(whereSeparator: \.isWhitespace).map(String.init))
-            let hypothesis = interner.ids(pair.hypothesis.split(whereSeparator: \.isWhitespace).map(String.init))
+            let reference = interner.ids(splittingOnWhitespace: pair.reference)
+            let hypothesis = interner.ids(splittingOnWhitespace: pair.hypothesis)
             total += EditDistance.counts(reference: reference, hypothesis: hypothesis)
         }
         return total
