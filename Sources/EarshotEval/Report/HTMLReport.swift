@@ -58,7 +58,9 @@ public struct HTMLReport: Sendable {
             kpi("Accuracy", HTMLText.percent(result.accuracy), id: "accuracy"),
             kpi("WER", HTMLText.percent(result.wordErrorRate), id: "wer"),
             kpi("CER", HTMLText.percent(result.characterErrorRate), id: "cer"),
-            kpi("Reference words", String(words.referenceLength), id: "reference-words"),
+            kpi(
+                result.normalization.rules.contains(.splitCJKCharacters) && result.normalization.language == .chinese
+                    ? "Reference tokens" : "Reference words", String(words.referenceLength), id: "reference-words"),
             kpi("Total errors", String(words.errors), id: "errors"),
         ]
         if let timing = result.timing {
@@ -93,7 +95,7 @@ public struct HTMLReport: Sendable {
             let width = Int((Double(part.2) / Double(largest) * 220).rounded())
             svg += "<text x=\"0\" y=\"\(y + 17)\">\(part.3) · \(part.0)</text>"
             svg += "<rect x=\"110\" y=\"\(y + 4)\" width=\"\(max(width, 1))\" height=\"18\" rx=\"3\" "
-            svg += "fill=\"\(colours[index])\"/>"
+            svg += "style=\"fill:\(colours[index])\"/>"
             svg += "<text x=\"\(116 + width)\" y=\"\(y + 17)\">\(part.2)</text>"
         }
         svg += "</svg>"
