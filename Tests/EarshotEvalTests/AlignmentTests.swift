@@ -36,7 +36,8 @@ import Testing
         // "a b" → "b c" costs 2 either way (two substitutions, or delete a + insert c); jiwer reports S = 2.
         let (r, h) = ids("a b", "b c")
         #expect(EditDistance.counts(reference: r, hypothesis: h) == ErrorCounts(substitutions: 2))
-        #expect(EditDistance.counts(of: EditDistance.align(reference: r, hypothesis: h)) == ErrorCounts(substitutions: 2))
+        #expect(
+            EditDistance.counts(of: EditDistance.align(reference: r, hypothesis: h)) == ErrorCounts(substitutions: 2))
     }
 
     @Test func emptyReferenceAndHypothesisScoreZero() {
@@ -90,18 +91,5 @@ import Testing
         // The fast path splits on any Unicode whitespace, like Python's str.split().
         #expect(interner.ids(splittingOnWhitespace: "  a\tb\u{3000}c \n a ") == [0, 1, 2, 0])
         #expect(interner.ids(splittingOnWhitespace: " \t ").isEmpty)
-    }
-}
-
-/// A tiny seeded generator so randomised tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

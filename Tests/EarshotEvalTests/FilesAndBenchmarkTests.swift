@@ -47,7 +47,10 @@ import Testing
     @Test func speakerLinesNeedATab() throws {
         #expect(
             try ReferenceFiles.speakerUtterances(of: "alice\thello there\nbob\tgood morning")
-                == [SpeakerUtterance(speaker: "alice", text: "hello there"), SpeakerUtterance(speaker: "bob", text: "good morning")])
+                == [
+                    SpeakerUtterance(speaker: "alice", text: "hello there"),
+                    SpeakerUtterance(speaker: "bob", text: "good morning"),
+                ])
         #expect(throws: EvalError.self) { try ReferenceFiles.speakerUtterances(of: "alice hello") }
     }
 
@@ -63,7 +66,9 @@ import Testing
         #expect(result.elapsedSeconds >= 0)
 
         let jsonl = directory.appendingPathComponent("pairs.jsonl")
-        try write("{\"ref\": \"the cat sat\", \"hyp\": \"the cat sit\"}\n{\"ref\": \"tab\\there\", \"hyp\": \"tab here\"}\n", jsonl)
+        try write(
+            "{\"ref\": \"the cat sat\", \"hyp\": \"the cat sit\"}\n{\"ref\": \"tab\\there\", \"hyp\": \"tab here\"}\n",
+            jsonl)
         #expect(try PairsBenchmark.run(pairsFile: jsonl).counts == ErrorCounts(hits: 4, substitutions: 1))
 
         let bad = directory.appendingPathComponent("bad.tsv")

@@ -58,7 +58,9 @@ import Testing
         let result = evaluation.evaluate(documents)
         for (index, pair) in fixture.pairs.enumerated() {
             let document = result.documents[index]
-            check((document.words, document.characters), pair.expected, "pair \(index): \(pair.reference) | \(pair.hypothesis)")
+            check(
+                (document.words, document.characters), pair.expected,
+                "pair \(index): \(pair.reference) | \(pair.hypothesis)")
         }
         check((result.words, result.characters), fixture.corpus, "corpus")
         #expect(abs(result.wordErrorRate - fixture.corpus.wer) < 1e-9)

@@ -64,7 +64,8 @@ import Testing
     }
 
     @Test func britishSpellingsBecomeAmerican() {
-        #expect(english.apply(.americanSpelling, to: "the colour of the organisation") == "the color of the organization")
+        #expect(
+            english.apply(.americanSpelling, to: "the colour of the organisation") == "the color of the organization")
     }
 
     @Test func fillersAreRemovedAndTheListExtends() {
@@ -89,7 +90,8 @@ import Testing
     }
 
     @Test func chineseDefaultsCombineTheRules() {
-        #expect(chinese.tokens("嗯，我买了两台ＭａｃＢｏｏｋ，花了一万二千元。") == ["我", "买", "了", "2", "台", "macbook", "花", "了", "12000", "元"])
+        #expect(
+            chinese.tokens("嗯，我买了两台ＭａｃＢｏｏｋ，花了一万二千元。") == ["我", "买", "了", "2", "台", "macbook", "花", "了", "12000", "元"])
     }
 
     @Test func noneOnlySplitsOnWhitespace() {

@@ -14,10 +14,11 @@ import Testing
             SPEAKER\tmeeting\t1\t3.000\t1.0\t<NA>\t<NA>\tbob\t<NA>\t<NA>
 
             """)
-        #expect(parsed == [
-            SpeakerTurn(recording: "meeting", speaker: "alice", start: 0.5, end: 2.75),
-            SpeakerTurn(recording: "meeting", speaker: "bob", start: 3, end: 4),
-        ])
+        #expect(
+            parsed == [
+                SpeakerTurn(recording: "meeting", speaker: "alice", start: 0.5, end: 2.75),
+                SpeakerTurn(recording: "meeting", speaker: "bob", start: 3, end: 4),
+            ])
         #expect(try RTTM.parse(RTTM.render(parsed)) == parsed)
     }
 
@@ -85,7 +86,8 @@ import Testing
 
     @Test func cpWERIgnoresLabelNamesButNotWrongAttribution() {
         let reference = [
-            SpeakerUtterance(speaker: "spk1", text: "Hello there."), SpeakerUtterance(speaker: "spk2", text: "Good morning."),
+            SpeakerUtterance(speaker: "spk1", text: "Hello there."),
+            SpeakerUtterance(speaker: "spk2", text: "Good morning."),
         ]
         let swapped = [
             SpeakerUtterance(speaker: "A", text: "good morning"), SpeakerUtterance(speaker: "B", text: "hello there"),

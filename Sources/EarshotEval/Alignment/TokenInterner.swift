@@ -36,7 +36,8 @@ public struct TokenInterner: Sendable {
         while index < scalars.endIndex {
             let scalar = scalars[index]
             let isSpace =
-                scalar.isASCII ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace
+                scalar.isASCII
+                ? (scalar == " " || (scalar.value >= 0x09 && scalar.value <= 0x0D)) : scalar.properties.isWhitespace
             if isSpace {
                 if let begin = start {
                     result.append(id(String(scalars[begin..<index])))

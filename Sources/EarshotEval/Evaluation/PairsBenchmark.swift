@@ -40,7 +40,8 @@ public enum PairsBenchmark {
                 guard fields.count == 2 else {
                     throw EvalError(
                         .malformedPairs,
-                        "line \(index + 1) has \(fields.count) tab-separated fields; expected `reference<TAB>hypothesis`")
+                        "line \(index + 1) has \(fields.count) tab-separated fields; expected `reference<TAB>hypothesis`"
+                    )
                 }
                 pairs.append((String(fields[0]), String(fields[1])))
             }

@@ -12,7 +12,9 @@ public struct TestConditions: Sendable, Hashable, Codable {
     public var machine: String?
 
     /// Creates test conditions; every field is optional.
-    public init(model: String? = nil, settings: [String: String] = [:], audioFormat: String? = nil, machine: String? = nil) {
+    public init(
+        model: String? = nil, settings: [String: String] = [:], audioFormat: String? = nil, machine: String? = nil
+    ) {
         self.model = model
         self.settings = settings
         self.audioFormat = audioFormat

@@ -4,7 +4,9 @@ enum ChineseNumbers {
         "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
         "九": 9,
     ]
-    static let units: [Character: Int] = ["十": 10, "百": 100, "千": 1_000, "万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000]
+    static let units: [Character: Int] = [
+        "十": 10, "百": 100, "千": 1_000, "万": 10_000, "萬": 10_000, "亿": 100_000_000, "億": 100_000_000,
+    ]
     /// Measure words and counted nouns after which a lone numeral character is a number.
     static let measures: Set<Character> = [
         "个", "個", "年", "月", "日", "号", "號", "点", "點", "岁", "歲", "次", "本", "只", "隻", "位", "元", "块", "塊",
@@ -45,7 +47,8 @@ enum ChineseNumbers {
             while end < chars.count, isNumeral(chars[end]) { end += 1 }
             let run = chars[k..<end]
             let next = end < chars.count ? chars[end] : nil
-            let standalone = run.count >= 2 || run.first == "两" || run.first == "兩" || next.map(measures.contains) == true
+            let standalone =
+                run.count >= 2 || run.first == "两" || run.first == "兩" || next.map(measures.contains) == true
             let startsWithBigUnit = units[run.first!].map { $0 > 10 } ?? false
             if standalone, !startsWithBigUnit, let value = value(of: run) {
                 let (decimal, after) = decimalTail(chars, from: end)

@@ -4,11 +4,14 @@ extension HTMLReport {
         guard result.diarization != nil || result.permutationWER != nil else { return "" }
         var body = "<div class=\"scroll\"><table id=\"speaker-table\"><tbody>\n"
         if let d = result.diarization {
-            body += "<tr><td>DER (collar ± \(HTMLText.fixed(d.collar, decimals: 2)) s per boundary)</td><td class=\"num\">\(HTMLText.percent(d.errorRate))</td></tr>\n"
-            body += "<tr><td>Scored speaker time</td><td class=\"num\">\(HTMLText.seconds(d.scoredSpeakerTime))</td></tr>\n"
+            body +=
+                "<tr><td>DER (collar ± \(HTMLText.fixed(d.collar, decimals: 2)) s per boundary)</td><td class=\"num\">\(HTMLText.percent(d.errorRate))</td></tr>\n"
+            body +=
+                "<tr><td>Scored speaker time</td><td class=\"num\">\(HTMLText.seconds(d.scoredSpeakerTime))</td></tr>\n"
             body += "<tr><td>Missed speech</td><td class=\"num\">\(HTMLText.seconds(d.missedSpeech))</td></tr>\n"
             body += "<tr><td>False alarm</td><td class=\"num\">\(HTMLText.seconds(d.falseAlarm))</td></tr>\n"
-            body += "<tr><td>Speaker confusion</td><td class=\"num\">\(HTMLText.seconds(d.speakerConfusion))</td></tr>\n"
+            body +=
+                "<tr><td>Speaker confusion</td><td class=\"num\">\(HTMLText.seconds(d.speakerConfusion))</td></tr>\n"
             for key in d.mapping.keys.sorted() {
                 body += "<tr><td>Reference \(HTMLText.escape(key)) →</td><td class=\"num\">"
                 body += "\(HTMLText.escape(d.mapping[key]!))</td></tr>\n"
@@ -38,12 +41,14 @@ extension HTMLReport {
             body += "<th>Reference</th><th>Recognised</th><th class=\"num\">S</th><th class=\"num\">D</th>"
             body += "<th class=\"num\">I</th><th class=\"num\">WER</th></tr></thead><tbody>\n"
             for row in document.sentences {
-                let lineLabel = row.referenceLines.isEmpty ? "—" : row.referenceLines.map { String($0 + 1) }.joined(separator: ", ")
+                let lineLabel =
+                    row.referenceLines.isEmpty ? "—" : row.referenceLines.map { String($0 + 1) }.joined(separator: ", ")
                 body += "<tr class=\"\(row.status.rawValue)\"><td class=\"num\">\(lineLabel)</td>"
                 body += "<td><span class=\"badge \(row.status.rawValue)\">\(row.status.rawValue)</span></td>"
                 body += "<td>\(row.referenceText.map(HTMLText.escape).joined(separator: "<br>"))</td>"
                 body += "<td>\(row.hypothesisText.map(HTMLText.escape).joined(separator: "<br>"))</td>"
-                body += "<td class=\"num\">\(row.counts.substitutions)</td><td class=\"num\">\(row.counts.deletions)</td>"
+                body +=
+                    "<td class=\"num\">\(row.counts.substitutions)</td><td class=\"num\">\(row.counts.deletions)</td>"
                 body += "<td class=\"num\">\(row.counts.insertions)</td>"
                 body += "<td class=\"num\">\(HTMLText.percent(row.counts.errorRate))</td></tr>\n"
             }
@@ -90,8 +95,10 @@ extension HTMLReport {
         var body = ""
         for document in result.documents {
             body += "<details><summary>\(HTMLText.escape(document.name))</summary>\n"
-            body += "<p class=\"muted\">Reference (normalised)</p><pre>\(HTMLText.escape(document.normalizedReference))</pre>\n"
-            body += "<p class=\"muted\">Recognised (normalised)</p><pre>\(HTMLText.escape(document.normalizedHypothesis))</pre>\n"
+            body +=
+                "<p class=\"muted\">Reference (normalised)</p><pre>\(HTMLText.escape(document.normalizedReference))</pre>\n"
+            body +=
+                "<p class=\"muted\">Recognised (normalised)</p><pre>\(HTMLText.escape(document.normalizedHypothesis))</pre>\n"
             body += "</details>\n"
         }
         return section("normalized", "Normalised texts", body)

@@ -66,7 +66,8 @@ public struct HTMLReport: Sendable {
         if let timing = result.timing {
             cards.append(kpi("Elapsed", HTMLText.seconds(timing.elapsedSeconds), id: "elapsed"))
             cards.append(
-                kpi("Real-time factor", timing.realTimeFactor.map { HTMLText.fixed($0, decimals: 3) } ?? "—", id: "rtf"))
+                kpi("Real-time factor", timing.realTimeFactor.map { HTMLText.fixed($0, decimals: 3) } ?? "—", id: "rtf")
+            )
         } else {
             cards.append(kpi("Elapsed", "not measured", id: "elapsed"))
         }
@@ -126,11 +127,13 @@ public struct HTMLReport: Sendable {
         ]
         for key in c.settings.keys.sorted() { rows.append((key, c.settings[key]!)) }
         let rules = NormalizationRule.allCases.filter(result.normalization.rules.contains).map(\.rawValue)
-        rows.append(("Normalisation rules", rules.isEmpty ? "none (whitespace split only)" : rules.joined(separator: ", ")))
+        rows.append(
+            ("Normalisation rules", rules.isEmpty ? "none (whitespace split only)" : rules.joined(separator: ", ")))
         if result.normalization.rules.contains(.removeFillers) {
             rows.append(("Fillers removed", result.normalization.fillers.sorted().joined(separator: " ")))
         }
-        let body = "<dl class=\"conditions\">\n"
+        let body =
+            "<dl class=\"conditions\">\n"
             + rows.map { "<dt>\(HTMLText.escape($0.0))</dt><dd>\(HTMLText.escape($0.1))</dd>" }.joined(separator: "\n")
             + "\n</dl>"
         return section("conditions", "Test conditions", body)

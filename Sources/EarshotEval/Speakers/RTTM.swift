@@ -30,7 +30,8 @@ public enum RTTM {
                     "RTTM line \(index + 1): start `\(fields[3])` and duration `\(fields[4])` must be seconds ≥ 0")
             }
             turns.append(
-                SpeakerTurn(recording: String(fields[1]), speaker: String(fields[7]), start: start, end: start + duration))
+                SpeakerTurn(
+                    recording: String(fields[1]), speaker: String(fields[7]), start: start, end: start + duration))
         }
         return turns
     }
