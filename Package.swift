@@ -54,6 +54,10 @@ targets += [
 ]
 
 // MARK: - Eval
+targets += [
+    .target(name: "EarshotEval", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
+]
 
 // MARK: - Server
 targets += [
