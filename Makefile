@@ -3,7 +3,7 @@ SHELL := /bin/bash
 EARSHOT_HOME ?= $(HOME)/.cache/earshot
 export EARSHOT_HOME
 
-.PHONY: run test setup bench-http
+.PHONY: run test setup bench-http bench-eval
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -24,3 +24,8 @@ bench-http: setup
 	swift build -c release --product earshot
 	swift build -c release --product earshot-bench-upload
 	Benchmarks/http/run
+
+## Scoring benchmark: 10,000 pairs, our WER vs jiwer 4.0 (identical totals, speed ratio).
+bench-eval: setup
+	swift build -c release --product earshot
+	Benchmarks/eval/run

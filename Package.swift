@@ -72,7 +72,7 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer"],
+        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval"],
         swiftSettings: swiftSettings
     ),
 ]

@@ -6,6 +6,8 @@ import EarshotCore
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
     ServeCommand.self,
+    EvalTextCommand.self,
+    BenchEvalCommand.self,
     VersionCommand.self,
 ]
 
