@@ -145,10 +145,10 @@ public struct CommandSpec: Sendable {
             synopsis += positional.optional ? " [\(positional.name)]" : " <\(positional.name)>"
         }
         var lines = ["\(abstract)", "", "USAGE: \(synopsis)"]
-        if !discussion.isEmpty { lines += ["", discussion] }
+        if !discussion.isEmpty { lines += [""] + wrap(discussion, width: 100) }
         func table(_ title: String, _ rows: [(String, String)]) {
             guard !rows.isEmpty else { return }
-            let width = min(max(rows.map(\.0.count).max() ?? 0, 8), 30)
+            let width = min(max(rows.map(\.0.count).max() ?? 0, 8), 34)
             lines += ["", "\(title):"]
             for (left, right) in rows {
                 let pad = left.count < width ? String(repeating: " ", count: width - left.count) : ""
@@ -163,6 +163,21 @@ public struct CommandSpec: Sendable {
                 + flags.map { ("--\($0.name)", $0.help) } + [("-h, --help", "Show this help.")])
         return lines.joined(separator: "\n")
     }
+}
+
+/// Greedy word wrap of `text` into lines of at most `width` characters (longer words stand alone).
+func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+        if !line.isEmpty && line.count + 1 + word.count > width {
+            lines.append(line)
+            line = ""
+        }
+        line += line.isEmpty ? String(word) : " " + word
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
 }
 
 /// Levenshtein-closest candidate within distance 2, for "did you mean" hints.
