@@ -1,31 +1,52 @@
 # Earshot — the two entry points are `make run` and `make test` (see README.md).
+# docs/setup.md describes what scripts/setup installs and the cache layout.
 SHELL := /bin/bash
 EARSHOT_HOME ?= $(HOME)/.cache/earshot
 export EARSHOT_HOME
 
-.PHONY: run test setup bench-http bench-eval
+# whisper.cpp is built by scripts/setup into $(EARSHOT_HOME)/whisper. SwiftPM
+# finds it through pkg-config (`pkgConfig: "whisper"`); binaries find
+# libwhisper.so at run time through an rpath, so they also run outside make.
+WHISPER_PREFIX := $(EARSHOT_HOME)/whisper
+export PKG_CONFIG_PATH := $(WHISPER_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
+
+# `make setup` reports every step; as a prerequisite of run/test it only
+# speaks when it does something.
+SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
+
+.PHONY: run test setup setup-check build release bench-http bench-eval
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
-	@scripts/setup
+	@scripts/setup $(SETUP_FLAGS)
+
+## Report what setup would install, without installing anything.
+setup-check:
+	@scripts/setup --check
 
 ## Release build and `earshot serve` on 127.0.0.1:8080 with SQLite + ./data blobs.
 run: setup
-	swift build -c release --product earshot
+	swift build -c release --product earshot $(SWIFT_FLAGS)
 	.build/release/earshot serve
 
 ## Everything that CI checks.
 test: setup
-	swift build --build-tests
-	swift test --skip-build
+	swift build --build-tests $(SWIFT_FLAGS)
+	swift test --skip-build $(SWIFT_FLAGS)
+
+## Helpers: debug build with tests, release build of the executable.
+build: setup
+	swift build --build-tests $(SWIFT_FLAGS)
+
+release: setup
+	swift build -c release --product earshot $(SWIFT_FLAGS)
 
 ## HTTP benchmark: our /healthz vs nginx (wrk), and a streamed 1 GiB PUT (MiB/s, peak RSS).
-bench-http: setup
-	swift build -c release --product earshot
-	swift build -c release --product earshot-bench-upload
+bench-http: release
+	swift build -c release --product earshot-bench-upload $(SWIFT_FLAGS)
 	Benchmarks/http/run
 
 ## Scoring benchmark: 10,000 pairs, our WER vs jiwer 4.0 (identical totals, speed ratio).
-bench-eval: setup
-	swift build -c release --product earshot
+bench-eval: release
 	Benchmarks/eval/run
