@@ -98,7 +98,8 @@ struct ConcurrencyTests {
         let started = ContinuousClock.now
         server.shutdown()
         try await running.value
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Far below the handler's 30 s: the grace period ended it (with slack for a loaded CI machine).
+        #expect(ContinuousClock.now - started < .seconds(10))
         let response = try await stuck
         #expect(response.status == 503)
         #expect(response.text.contains("UNAVAILABLE"))

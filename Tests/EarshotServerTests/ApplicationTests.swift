@@ -80,8 +80,12 @@ import Testing
             try Data("not a directory".utf8).write(to: blobs)
             let ready = try await get(base.appendingPathComponent("readyz"))
             #expect(ready.status == 503)
-            #expect(ready.body.contains(#""status":"unavailable""#))
-            #expect(ready.body.contains(#""blobs":{"ok":false"#))
+            let object = try JSONSerialization.jsonObject(with: Data(ready.body.utf8)) as? [String: Any]
+            let checks = object?["checks"] as? [String: [String: Any]]
+            #expect(object?["status"] as? String == "unavailable")
+            #expect(checks?["blobs"]?["ok"] as? Bool == false)
+            #expect((checks?["blobs"]?["error"] as? String)?.contains("not a directory") == true)
+            #expect(checks?["metadata"]?["ok"] as? Bool == true)
         }
     }
 
