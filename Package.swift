@@ -17,6 +17,12 @@ targets += [
     .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - API (wire types shared by server, SDK and CLI; Foundation only, compiles for iOS)
+targets += [
+    .target(name: "EarshotAPI", swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"], swiftSettings: swiftSettings),
+]
+
 // MARK: - Native libraries (one systemLibrary per C library)
 targets += [
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -62,7 +68,7 @@ targets += [
 // MARK: - Server
 targets += [
     .target(
-        name: "EarshotServer", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
+        name: "EarshotServer", dependencies: ["EarshotCore", "EarshotAPI", "EarshotHTTP", "EarshotStore"],
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotCore"], swiftSettings: swiftSettings),

@@ -1,0 +1,51 @@
+/// The stable set of error codes on the wire (`{"error":{"code":"UNAUTHORIZED",…}}`).
+///
+/// Clients (the SDK, the seeds' apps) switch on these strings; never rename one. New codes may be added, so a
+/// client must treat an unknown code like ``internal``. The server maps every error to one of these in a single
+/// table (`EarshotServer/Errors/ErrorTable.swift`).
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    /// The request is malformed: bad JSON, a missing or invalid field, a wrong file type (400).
+    public static let invalidArgument = ErrorCode(rawValue: "INVALID_ARGUMENT")
+    /// No credentials, or a token/signature that is expired, forged or otherwise invalid (401).
+    public static let unauthorized = ErrorCode(rawValue: "UNAUTHORIZED")
+    /// Valid credentials that may not do this (a user token calling a partner-only API; an expired or
+    /// tampered presigned URL) (403).
+    public static let forbidden = ErrorCode(rawValue: "FORBIDDEN")
+    /// No such resource for this caller — also what another tenant's ids look like (404).
+    public static let notFound = ErrorCode(rawValue: "NOT_FOUND")
+    /// The method is not served on this path (405).
+    public static let methodNotAllowed = ErrorCode(rawValue: "METHOD_NOT_ALLOWED")
+    /// The request conflicts with the current state (idempotency key reused with another body…) (409).
+    public static let conflict = ErrorCode(rawValue: "CONFLICT")
+    /// The body is larger than this route accepts (413).
+    public static let payloadTooLarge = ErrorCode(rawValue: "PAYLOAD_TOO_LARGE")
+    /// Too many requests; retry after the `Retry-After` header (429).
+    public static let rateLimited = ErrorCode(rawValue: "RATE_LIMITED")
+    /// The device is already bound to another user (409).
+    public static let bindOccupied = ErrorCode(rawValue: "BIND_OCCUPIED")
+    /// No device with that serial/id for this caller (404).
+    public static let deviceNotFound = ErrorCode(rawValue: "DEVICE_NOT_FOUND")
+    /// Bluetooth is off or unauthorised on the client (client-side only; never sent by the server).
+    public static let bleUnavailable = ErrorCode(rawValue: "BLE_UNAVAILABLE")
+    /// A dependency is temporarily unavailable; retry later (503).
+    public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
+    /// An unexpected server fault; the message carries the request id (500).
+    public static let `internal` = ErrorCode(rawValue: "INTERNAL")
+}
