@@ -39,9 +39,10 @@ extension DecoderState {
     static func openError(_ result: Int32, path: String) -> AudioError {
         let command = ConversionCommand.toCompliantWAV(input: path)
         if result == earshot_averror(ENOENT) { return AudioError(.notFound, "no such file: \(path)") }
-        if result == earshot_averror(EACCES) || result == earshot_averror(EIO) {
+        if result == earshot_averror(EACCES) || result == earshot_averror(EPERM) {
             return libraryError(result, "avformat_open_input", as: .io, "opening \(path)")
         }
+        // EIO here is a demuxer reading past the end of a short file (the file itself was readable).
         guard let recognised = probeContainer(path) else {
             return libraryError(
                 result, "avformat_open_input", as: .unsupportedFormat,
@@ -74,7 +75,8 @@ extension DecoderState {
             var probe = AVProbeData()
             probe.buf = bytes.baseAddress
             probe.buf_size = Int32(count)
-            return path.withCString { name in
+            // Judge by content only: with the file name, a text file called notes.mp3 "looks like" MP3.
+            return "".withCString { name in
                 probe.filename = name
                 guard let format = av_probe_input_format(&probe, 1) else { return nil }
                 let longName = format.pointee.long_name.map { String(cString: $0) } ?? "an unknown container"

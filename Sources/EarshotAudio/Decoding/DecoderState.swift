@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 
 /// The FFmpeg objects of one open file and the decode loop over them: demux a packet, decode its frames,
 /// resample and downmix each frame to 16 kHz mono `Float`, queue the result in `pending`.
@@ -106,9 +107,19 @@ final class DecoderState {
             let (seconds, attoseconds) = duration.components
             expected = Int(seconds) * 16_000 + Int(attoseconds / 62_500_000_000_000)
         }
+        if probed.container == "wav" { expected = Self.declaredWAVLength(path) ?? expected }
         streamIndex = found
         info = probed
         report.expectedSamples = expected
+    }
+
+    /// FFmpeg's WAV demuxer trusts the file size over a larger declared data size, so a cut WAV would look
+    /// complete; the header's own data size (in 16 kHz samples) tells the truth.
+    private static func declaredWAVLength(_ path: String) -> Int? {
+        guard let inspection = try? WAVInspector.inspect(URL(fileURLWithPath: path)),
+            let format = inspection.format, format.sampleRate > 0, format.frameCount > 0
+        else { return nil }
+        return Int(format.frameCount * 16_000 / Int64(format.sampleRate))
     }
 
     deinit {
