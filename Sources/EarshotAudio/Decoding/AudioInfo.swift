@@ -16,7 +16,7 @@ public struct AudioInfo: Sendable, Hashable, CustomStringConvertible {
     public var bitsPerSample: Int?
     /// The duration the container declares (or FFmpeg estimates), nil when unknown.
     public var duration: Duration?
-    /// The bit rate in bits per second, nil when unknown.
+    /// The audio stream's bit rate in bits per second (the container's when the stream has none), nil when unknown.
     public var bitRate: Int?
 
     public init(

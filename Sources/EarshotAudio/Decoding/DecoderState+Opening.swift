@@ -110,7 +110,7 @@ extension DecoderState {
         } else if format.pointee.duration != earshot_nopts_value(), format.pointee.duration > 0 {
             duration = .microseconds(format.pointee.duration * 1_000_000 / Int64(AV_TIME_BASE))
         }
-        let bitRate = format.pointee.bit_rate > 0 ? format.pointee.bit_rate : parameters.bit_rate
+        let bitRate = parameters.bit_rate > 0 ? parameters.bit_rate : format.pointee.bit_rate
         return AudioInfo(
             container: containerName(format),
             codec: String(cString: avcodec_get_name(parameters.codec_id)),
