@@ -105,8 +105,11 @@ struct DamagedInputTests {
     func corruptedMiddle() throws {
         var bytes = try encoded("noisy.mp3", ["-c:a", "libmp3lame", "-b:a", "64k"])
         var generator = SplitMix64(seed: 7)
-        for index in (bytes.count / 2)..<(bytes.count / 2 + 3_000) { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
-        let decoder = try AudioDecoder(contentsOf: try write(bytes, "noisy.mp3"), configuration: .init(allowTruncated: true))
+        for index in (bytes.count / 2)..<(bytes.count / 2 + 3_000) {
+            bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+        }
+        let decoder = try AudioDecoder(
+            contentsOf: try write(bytes, "noisy.mp3"), configuration: .init(allowTruncated: true))
         let samples = try decoder.decodeAll()
         #expect(abs(samples.count - 176_000) < 16_000)
         #expect(samples.allSatisfy { $0.isFinite })
@@ -137,7 +140,8 @@ struct DamagedInputTests {
         for name in ["noise.wav", "noise.mp3", "noise.m4a", "noise.ogg"] {
             let failure = error(decoding: try write(bytes, name))
             #expect(failure != nil, "\(name) decoded")
-            #expect([.unsupportedFormat, .corrupted].contains(failure?.code), "\(name): \(String(describing: failure))")
+            #expect(
+                [.unsupportedFormat, .corrupted].contains(failure?.code), "\(name): \(String(describing: failure))")
         }
     }
 

@@ -20,7 +20,8 @@ struct DecodingTests {
         #expect(wav.bitRate == 256_000)
 
         let m4a = directory.file("jfk.m4a")
-        try FFmpegTool.convert(try TestAudio.jfk(), to: m4a, ["-ar", "44100", "-ac", "2", "-c:a", "aac", "-b:a", "96k"])
+        try FFmpegTool.convert(
+            try TestAudio.jfk(), to: m4a, ["-ar", "44100", "-ac", "2", "-c:a", "aac", "-b:a", "96k"])
         let aac = try AudioDecoder(contentsOf: m4a).info
         #expect(aac.container.contains("m4a"))
         #expect(aac.codec == "aac")
@@ -40,7 +41,8 @@ struct DecodingTests {
         #expect(Signals.maxAbsoluteDifference(samples, reference.map { $0 / 2 }) < 1e-6)
         // Opposite channels cancel: an average, not a power-preserving sum.
         let opposite = directory.file("opposite.wav")
-        try FFmpegTool.convert(try TestAudio.jfk(), to: opposite, ["-af", "pan=stereo|c0=c0|c1=-1*c0", "-c:a", "pcm_f32le"])
+        try FFmpegTool.convert(
+            try TestAudio.jfk(), to: opposite, ["-af", "pan=stereo|c0=c0|c1=-1*c0", "-c:a", "pcm_f32le"])
         #expect(Signals.rms(try AudioDecoder(contentsOf: opposite).decodeAll()) < 1e-6)
     }
 

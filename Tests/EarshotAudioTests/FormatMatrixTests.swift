@@ -45,7 +45,8 @@ struct Variant: Sendable, CustomTestStringConvertible {
             name: "wav u8", fileName: "u8.wav", options: ["-c:a", "pcm_u8"], codec: "pcm_u8",
             sampleRate: 16_000, channels: 1, fidelity: .exact(tolerance: 1 / 128 + 1e-4)),
         Variant(
-            name: "wav 8 kHz stereo", fileName: "8k-stereo.wav", options: ["-ar", "8000", "-af", duplicate, "-c:a", "pcm_s16le"],
+            name: "wav 8 kHz stereo", fileName: "8k-stereo.wav",
+            options: ["-ar", "8000", "-af", duplicate, "-c:a", "pcm_s16le"],
             codec: "pcm_s16le", sampleRate: 8_000, channels: 2, fidelity: .bandLimited(minimumCorrelation: 0.9)),
         Variant(
             name: "wav 44.1 kHz stereo", fileName: "44k-stereo.wav",

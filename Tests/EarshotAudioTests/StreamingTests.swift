@@ -42,7 +42,9 @@ struct StreamingTests {
         }
         #expect(abs(total - 1_200 * 16_000) < 16_000)
         let growth = peak - baseline
-        #expect(growth < 25_000_000, "RSS grew by \(growth / 1_000_000) MB while decoding \(total * 4 / 1_000_000) MB of samples")
+        #expect(
+            growth < 25_000_000,
+            "RSS grew by \(growth / 1_000_000) MB while decoding \(total * 4 / 1_000_000) MB of samples")
     }
 
     @Test("cancelling the consuming task stops decoding within a chunk and throws CancellationError")

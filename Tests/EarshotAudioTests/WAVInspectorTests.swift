@@ -4,13 +4,17 @@ import Testing
 
 /// Hand-built RIFF files for header edge cases.
 enum RIFF {
-    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
 
     static func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] {
         Array(id.utf8) + le(UInt32(body.count)) + body + (body.count % 2 == 1 ? [0] : [])
     }
 
-    static func fmt(tag: UInt16 = 1, channels: Int = 1, rate: Int = 16_000, bits: Int = 16, extensibleSubformat: UInt16? = nil)
+    static func fmt(
+        tag: UInt16 = 1, channels: Int = 1, rate: Int = 16_000, bits: Int = 16, extensibleSubformat: UInt16? = nil
+    )
         -> [UInt8]
     {
         let align = channels * bits / 8
@@ -30,7 +34,9 @@ enum RIFF {
         return Array("RIFF".utf8) + le(UInt32(body.count)) + body
     }
 
-    static func silence(frames: Int, bytesPerFrame: Int = 2) -> [UInt8] { [UInt8](repeating: 0, count: frames * bytesPerFrame) }
+    static func silence(frames: Int, bytesPerFrame: Int = 2) -> [UInt8] {
+        [UInt8](repeating: 0, count: frames * bytesPerFrame)
+    }
 }
 
 @Suite("WAV compliance tiers")
@@ -92,7 +98,9 @@ struct WAVInspectorTests {
         let unsigned = try inspectVariant(["-c:a", "pcm_u8"])
         #expect(unsigned.warnings == ["samples are 8-bit, not 16-bit: they will be converted"])
         let extensibleDeep = try inspect(
-            RIFF.wave(RIFF.fmt(rate: 48_000, bits: 32, extensibleSubformat: 1), RIFF.chunk("data", RIFF.silence(frames: 10, bytesPerFrame: 4))))
+            RIFF.wave(
+                RIFF.fmt(rate: 48_000, bits: 32, extensibleSubformat: 1),
+                RIFF.chunk("data", RIFF.silence(frames: 10, bytesPerFrame: 4))))
         #expect(extensibleDeep.warnings.count == 2)
     }
 
@@ -105,7 +113,9 @@ struct WAVInspectorTests {
                 "samples are 32-bit IEEE float (format 3), not 16-bit integer PCM: they will be converted"
             ])
         let extensible = try inspect(
-            RIFF.wave(RIFF.fmt(bits: 32, extensibleSubformat: 3), RIFF.chunk("data", RIFF.silence(frames: 10, bytesPerFrame: 4))))
+            RIFF.wave(
+                RIFF.fmt(bits: 32, extensibleSubformat: 3),
+                RIFF.chunk("data", RIFF.silence(frames: 10, bytesPerFrame: 4))))
         #expect(extensible.format?.isFloat == true)
         #expect(extensible.warnings.count == 1)
         // Earshot converts it: the decoder reads the same samples as the 16-bit original.
@@ -126,8 +136,10 @@ struct WAVInspectorTests {
         #expect(
             inspection.tier
                 == .refused(
-                    reason: "compressed WAV (\(name), format tag \(tag.uppercased().replacingOccurrences(of: "0X", with: "0x"))) is not PCM",
-                    conversionCommand: "ffmpeg -i \(url.path) -ar 16000 -ac 1 -c:a pcm_s16le \(directory.url.path)/\(codec)-16k.wav"))
+                    reason:
+                        "compressed WAV (\(name), format tag \(tag.uppercased().replacingOccurrences(of: "0X", with: "0x"))) is not PCM",
+                    conversionCommand:
+                        "ffmpeg -i \(url.path) -ar 16000 -ac 1 -c:a pcm_s16le \(directory.url.path)/\(codec)-16k.wav"))
     }
 
     @Test("broken and foreign files are refused with a reason that says what is wrong")
@@ -135,21 +147,38 @@ struct WAVInspectorTests {
         let good = RIFF.wave(RIFF.fmt(), RIFF.chunk("data", RIFF.silence(frames: 1_000)))
         let cases: [(String, [UInt8], String)] = [
             ("empty", [], "the file is empty (0 bytes)"),
-            ("text", Array("hello, this is not audio\n".utf8), "not a WAV file: it does not start with a RIFF/WAVE header"),
-            ("mp3", Array("ID3\u{4}\0\0\0\0\0\0".utf8), "not a WAV file: it does not start with a RIFF/WAVE header (it looks like MP3 audio)"),
+            (
+                "text", Array("hello, this is not audio\n".utf8),
+                "not a WAV file: it does not start with a RIFF/WAVE header"
+            ),
+            (
+                "mp3", Array("ID3\u{4}\0\0\0\0\0\0".utf8),
+                "not a WAV file: it does not start with a RIFF/WAVE header (it looks like MP3 audio)"
+            ),
             ("riff-cut", Array(good.prefix(8)), "truncated header: the file ends inside the RIFF header"),
             ("fmt-cut", Array(good.prefix(30)), "truncated header: the file ends inside the fmt chunk"),
-            ("no-fmt", RIFF.wave(RIFF.chunk("data", RIFF.silence(frames: 10))), "the data chunk comes before any fmt chunk"),
+            (
+                "no-fmt", RIFF.wave(RIFF.chunk("data", RIFF.silence(frames: 10))),
+                "the data chunk comes before any fmt chunk"
+            ),
             ("no-data", RIFF.wave(RIFF.fmt()), "no data chunk: the file ends after the header chunks"),
-            ("data-beyond", Array(good.prefix(44 + 500)), "the data chunk declares 2000 bytes but only 500 follow: the file is truncated"),
-            ("zero-channels", RIFF.wave(RIFF.fmt(channels: 0), RIFF.chunk("data", [0, 0])), "the fmt chunk declares 0 channels"),
+            (
+                "data-beyond", Array(good.prefix(44 + 500)),
+                "the data chunk declares 2000 bytes but only 500 follow: the file is truncated"
+            ),
+            (
+                "zero-channels", RIFF.wave(RIFF.fmt(channels: 0), RIFF.chunk("data", [0, 0])),
+                "the fmt chunk declares 0 channels"
+            ),
             ("no-samples", RIFF.wave(RIFF.fmt(), RIFF.chunk("data", [])), "the data chunk holds no samples"),
         ]
         for (name, bytes, reason) in cases {
             let inspection = try inspect(bytes, "\(name).wav")
             #expect(
                 inspection.tier
-                    == .refused(reason: reason, conversionCommand: ConversionCommand.toCompliantWAV(input: directory.file("\(name).wav").path)),
+                    == .refused(
+                        reason: reason,
+                        conversionCommand: ConversionCommand.toCompliantWAV(input: directory.file("\(name).wav").path)),
                 "\(name)")
         }
         var unset = good
@@ -159,13 +188,16 @@ struct WAVInspectorTests {
         #expect(
             unfinalised.tier
                 == .refused(
-                    reason: "the data chunk size is not set (the recording was not finalised); 2000 bytes of samples follow the header",
+                    reason:
+                        "the data chunk size is not set (the recording was not finalised); 2000 bytes of samples follow the header",
                     conversionCommand: ConversionCommand.toCompliantWAV(input: directory.file("unset.wav").path)))
     }
 
     @Test("missing files throw notFound instead of returning a tier")
     func missing() {
-        #expect { try WAVInspector.inspect(directory.file("nope.wav")) } throws: { ($0 as? AudioError)?.code == .notFound }
+        #expect { try WAVInspector.inspect(directory.file("nope.wav")) } throws: {
+            ($0 as? AudioError)?.code == .notFound
+        }
         #expect { try WAVInspector.inspect(directory.url) } throws: { ($0 as? AudioError)?.code == .notFound }
     }
 
@@ -174,7 +206,9 @@ struct WAVInspectorTests {
         #expect(
             ConversionCommand.toCompliantWAV(input: "/tmp/my memo's.m4a")
                 == "ffmpeg -i '/tmp/my memo'\\''s.m4a' -ar 16000 -ac 1 -c:a pcm_s16le '/tmp/my memo'\\''s-16k.wav'")
-        #expect(ConversionCommand.toCompliantWAV(input: "in.wav", output: "out.wav") == "ffmpeg -i in.wav -ar 16000 -ac 1 -c:a pcm_s16le out.wav")
+        #expect(
+            ConversionCommand.toCompliantWAV(input: "in.wav", output: "out.wav")
+                == "ffmpeg -i in.wav -ar 16000 -ac 1 -c:a pcm_s16le out.wav")
     }
 
     @Test("WAVWriter writes a compliant file that decodes back bit for bit, sizes fixed at close")

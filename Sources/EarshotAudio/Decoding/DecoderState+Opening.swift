@@ -1,9 +1,10 @@
+internal import CFFmpeg
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-internal import CFFmpeg
 
 extension DecoderState {
     /// Containers the decoder accepts (FFmpeg demuxer names). Anything else — playlists (HLS, concat), image

@@ -1,9 +1,10 @@
+public import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import Foundation
 
 /// Writes a mono 16-bit integer-PCM WAV file (16 kHz by default — the fully compliant tier) from `Float` samples,
 /// streaming: samples go to disk as they are written, and ``close()`` patches the RIFF and data sizes.

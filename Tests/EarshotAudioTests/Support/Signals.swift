@@ -9,7 +9,9 @@ enum Signals {
 
     /// The lag (in samples, `candidate[i + lag] ≈ reference[i]`) within ±`maxLag` that maximises the normalised
     /// cross-correlation over one second of speech starting at `start`, and that correlation.
-    static func alignment(reference: [Float], candidate: [Float], maxLag: Int, start: Int = 16_000, length: Int = 16_000)
+    static func alignment(
+        reference: [Float], candidate: [Float], maxLag: Int, start: Int = 16_000, length: Int = 16_000
+    )
         -> (lag: Int, correlation: Double)
     {
         reference.withUnsafeBufferPointer { ref in

@@ -73,7 +73,8 @@ enum FFmpegTool {
         let output = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ToolFailure(message: "ffmpeg \(arguments.joined(separator: " ")): " + String(decoding: output, as: UTF8.self))
+            throw ToolFailure(
+                message: "ffmpeg \(arguments.joined(separator: " ")): " + String(decoding: output, as: UTF8.self))
         }
     }
 
