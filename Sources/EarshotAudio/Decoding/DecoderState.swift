@@ -73,12 +73,16 @@ final class DecoderState {
                 "\(path) contains no audio stream (\(Self.containerName(opened))); upload a recording with sound")
         }
         if found == earshot_averror_decoder_not_found() {
-            let codecID = opened.pointee.streams[Int(av_find_best_stream(opened, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0))]!
-                .pointee.codecpar.pointee.codec_id
+            let audio = av_find_best_stream(opened, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+            let name =
+                audio >= 0
+                ? String(
+                    cString: avcodec_get_name(opened.pointee.streams[Int(audio)]!.pointee.codecpar.pointee.codec_id))
+                : "of this file"
             throw AudioError(
                 .unsupportedFormat,
-                "\(path): the audio codec \(String(cString: avcodec_get_name(codecID))) cannot be decoded by this "
-                    + "FFmpeg build; convert it with: \(ConversionCommand.toCompliantWAV(input: path))")
+                "\(path): the audio codec \(name) cannot be decoded by this FFmpeg build; convert it with: "
+                    + ConversionCommand.toCompliantWAV(input: path))
         }
         try check(found, "av_find_best_stream", "finding the audio stream of \(path)")
         let stream = opened.pointee.streams[Int(found)]!
