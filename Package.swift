@@ -65,6 +65,15 @@ targets += [
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - Audio
+targets += [
+    .systemLibrary(
+        name: "CFFmpeg", pkgConfig: "libavformat",
+        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
+    .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg"], swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotAudioTests", dependencies: ["EarshotAudio"], swiftSettings: swiftSettings),
+]
+
 // MARK: - Server
 targets += [
     .target(
