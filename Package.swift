@@ -59,6 +59,13 @@ targets += [
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - Models
+targets += [
+    .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCrypto"], swiftSettings: swiftSettings),
+]
+
 // MARK: - Server
 targets += [
     .target(
@@ -72,7 +79,7 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer"],
+        dependencies: ["EarshotCore", "EarshotServer", "EarshotModels"],
         swiftSettings: swiftSettings
     ),
 ]
