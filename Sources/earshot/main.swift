@@ -7,6 +7,7 @@ import EarshotCore
 let commands: [any Command.Type] = [
     ServeCommand.self,
     VersionCommand.self,
+    ModelsCommand.self,
 ]
 
 let root = CommandSpec(

@@ -74,10 +74,11 @@ public struct GGMLModelHeader: Hashable, Sendable {
                     + "model; convert a faster-whisper (CTranslate2) model with `earshot models convert DIR OUT.bin`")
         }
         if looksLikeCTranslate2(bytes) {
+            let directory = source.contains("/") ? String(source[..<source.lastIndex(of: "/")!]) : "."
             return ModelError(
                 .notAModel,
-                "\(source) is a CTranslate2 model; convert it with `earshot models convert DIR OUT.bin` "
-                    + "(DIR is the directory holding model.bin, config.json and vocabulary.txt)")
+                "\(source) is a CTranslate2 model; convert it with "
+                    + "`earshot models convert \(directory.isEmpty ? "/" : directory) OUT.bin`")
         }
         return ModelError(.notAModel, "\(source) is not a whisper.cpp ggml model (no 'ggml' magic)")
     }
