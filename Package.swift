@@ -63,7 +63,8 @@ targets += [
 targets += [
     .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCrypto"], swiftSettings: swiftSettings),
+        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCrypto", "earshot"],
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: - Server
