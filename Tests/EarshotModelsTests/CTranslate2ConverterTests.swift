@@ -29,9 +29,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let h = file.header.hyperparameters
         #expect(
-            h == WhisperHyperparameters(
-                vocabularySize: 7, audioContext: 6, audioState: 4, audioHeads: 2, audioLayers: 1, textContext: 5,
-                textState: 4, textHeads: 2, textLayers: 1, melCount: 80))
+            h
+                == WhisperHyperparameters(
+                    vocabularySize: 7, audioContext: 6, audioState: 4, audioHeads: 2, audioLayers: 1, textContext: 5,
+                    textState: 4, textHeads: 2, textLayers: 1, melCount: 80))
         #expect(result.hyperparameters == h)
         #expect(file.header.fileType == .f16)
         #expect(file.melCount == 80 && file.binCount == 201)
@@ -170,8 +171,9 @@ import Testing
     }
 
     @Test func aFullDiskIsReportedAsSuch() {
-        let error = AtomicFileWriter.error(errno: ENOSPC, operation: "write", path: "/m/x.bin.tmp",
-                                           destination: "/m/x.bin", written: 1024)
+        let error = AtomicFileWriter.error(
+            errno: ENOSPC, operation: "write", path: "/m/x.bin.tmp",
+            destination: "/m/x.bin", written: 1024)
         #expect(error.code == .diskFull)
         #expect(error.message.contains("no space left on the device holding /m/x.bin"))
     }

@@ -22,7 +22,8 @@ import Testing
         .enabled(if: output(of: "unzip", ["-v"]) != nil, "unzip is not installed"),
         arguments: [80, 128])
     func equalsOpenAIFiltersWithin1e6(melCount: Int) throws {
-        let npy = try #require(output(of: "unzip", ["-p", RealHome.assets + "/mel_filters.npz", "mel_\(melCount).npy"]))
+        let npy = try #require(
+            output(of: "unzip", ["-p", RealHome.assets + "/mel_filters.npz", "mel_\(melCount).npy"]))
         let reference = try #require(numpyFloats(npy))
         #expect(reference.shape == [melCount, 201])
         let computed = MelFilterbank(melCount: melCount).weights

@@ -35,9 +35,10 @@ import Testing
     }
 
     @Test func catalogUsesTheFileNamesTheSpeechEngineExpects() {
-        #expect(ModelCatalog.standard.entries.map(\.fileName) == [
-            "ggml-base.bin", "ggml-base-q8_0.bin", "ggml-tiny.en.bin", "ggml-tiny.en-q8_0.bin",
-        ])
+        #expect(
+            ModelCatalog.standard.entries.map(\.fileName) == [
+                "ggml-base.bin", "ggml-base-q8_0.bin", "ggml-tiny.en.bin", "ggml-tiny.en-q8_0.bin",
+            ])
         for entry in ModelCatalog.standard.entries {
             if case .quantized(let source) = entry.source {
                 #expect(ModelCatalog.standard.entry(named: source) != nil)

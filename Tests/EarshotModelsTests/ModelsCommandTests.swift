@@ -6,7 +6,8 @@ import Testing
 /// `earshot models …` as a user runs it: the built binary in a child process with its own EARSHOT_HOME.
 @Suite struct ModelsCommandTests {
     static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("earshot").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("earshot")
+            .path
     }
 
     /// Runs `earshot ARGS` with `EARSHOT_HOME=home`; returns exit status, stdout and stderr.
@@ -25,7 +26,9 @@ import Testing
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
+        )
     }
 
     @Test func listShowsEveryCatalogModelAsMissingInAnEmptyHome() throws {
@@ -66,7 +69,9 @@ import Testing
         #expect(path.stdout == output + "\n")
         let ct2 = try earshot(["models", "path", directory.path + "/model.bin"], home: directory.path)
         #expect(ct2.status == 1)
-        #expect(ct2.stderr.contains("is a CTranslate2 model; convert it with `earshot models convert \(directory.path) OUT.bin`"))
+        #expect(
+            ct2.stderr.contains(
+                "is a CTranslate2 model; convert it with `earshot models convert \(directory.path) OUT.bin`"))
     }
 
     @Test func convertErrorsAreClear() throws {
@@ -92,18 +97,22 @@ import Testing
 
     @Test(
         .enabled(
-            if: FileManager.default.isExecutableFile(atPath: RealHome.store.quantizeTool), "whisper-quantize is not built"))
+            if: FileManager.default.isExecutableFile(atPath: RealHome.store.quantizeTool),
+            "whisper-quantize is not built"))
     func convertWithQuantizeWritesAQ8File() throws {
         var model = SyntheticCTranslate2Model()
         model.state = 32  // q8_0 blocks are 32 wide
         let directory = try model.write()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.path + "/q8.bin"
-        let result = try earshot(["models", "convert", directory.path, output, "--quantize", "q8_0"], home: RealHome.store.home)
+        let result = try earshot(
+            ["models", "convert", directory.path, output, "--quantize", "q8_0"], home: RealHome.store.home)
         #expect(result.status == 0, "\(result.stderr)")
         let header = try GGMLModelHeader.read(path: output)
         #expect(header.fileType == .q8_0)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("tmp") || $0.contains("quantizing") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.contains("tmp") || $0.contains("quantizing")
+        }
         #expect(leftovers.isEmpty)
     }
 

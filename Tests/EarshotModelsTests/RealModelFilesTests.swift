@@ -38,7 +38,9 @@ struct RealModelFilesTests {
         .enabled(if: FileManager.default.fileExists(atPath: RealHome.jfk), "testdata/jfk.wav is missing"))
     func whisperCppTranscribesJFKWithTheConvertedModel() throws {
         let text = try #require(
-            output(of: RealHome.whisperCLI, ["-m", try RealHome.store.path(for: "base"), "-f", RealHome.jfk, "-nt", "-t", "2"]))
+            output(
+                of: RealHome.whisperCLI,
+                ["-m", try RealHome.store.path(for: "base"), "-f", RealHome.jfk, "-nt", "-t", "2"]))
         // Compare words only: punctuation varies with the decoding mode.
         func words(_ text: String) -> String {
             text.lowercased().unicodeScalars.filter { CharacterSet.letters.contains($0) || $0 == " " || $0 == "\n" }
@@ -46,8 +48,10 @@ struct RealModelFilesTests {
         }
         let transcript = words(String(decoding: text, as: UTF8.self))
         #expect(
-            transcript == words(
-                "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."),
+            transcript
+                == words(
+                    "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+                ),
             "\(transcript)")
     }
 

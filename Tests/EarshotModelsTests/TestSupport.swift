@@ -30,7 +30,8 @@ enum RealHome {
     static var jfk: String { store.home + "/testdata/jfk.wav" }
 
     static let skipReason: Comment = "models not installed under $EARSHOT_HOME: run scripts/setup-models"
-    static let assetsSkipReason: Comment = "openai-whisper assets missing under $EARSHOT_HOME/downloads: run scripts/setup-models"
+    static let assetsSkipReason: Comment =
+        "openai-whisper assets missing under $EARSHOT_HOME/downloads: run scripts/setup-models"
 }
 
 /// Runs a program and returns its stdout; nil when it cannot run or fails.
@@ -52,7 +53,8 @@ func numpyFloats(_ data: Data) -> (shape: [Int], values: [Float])? {
     let bytes = [UInt8](data)
     guard bytes.count > 10, bytes.starts(with: [0x93] + Array("NUMPY".utf8)) else { return nil }
     let major = bytes[6]
-    let headerLength = major == 1 ? Int(bytes[8]) | Int(bytes[9]) << 8 : Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16
+    let headerLength =
+        major == 1 ? Int(bytes[8]) | Int(bytes[9]) << 8 : Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16
     let start = major == 1 ? 10 : 12
     let header = String(decoding: bytes[start..<start + headerLength], as: UTF8.self)
     guard header.contains("'<f4'"), header.contains("'fortran_order': False"),

@@ -103,7 +103,8 @@ struct CTranslate2Model {
             let typeID = try u8()
             guard let dataType = DataType(rawValue: typeID) else {
                 throw ModelError(
-                    .unsupportedModel, "\(path): variable \(name) has CTranslate2 dtype \(typeID), which is not supported")
+                    .unsupportedModel,
+                    "\(path): variable \(name) has CTranslate2 dtype \(typeID), which is not supported")
             }
             let byteCount = Int(try u32())
             guard byteCount == shape.reduce(1, *) * dataType.size else {

@@ -1,5 +1,11 @@
 public import EarshotCrypto
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Converts a CTranslate2 Whisper model (a faster-whisper model directory) into whisper.cpp's ggml model file.
 ///
 /// Input: a directory with `model.bin` (binary version 4–6, spec `WhisperSpec` revision 3, float16, float32 or
@@ -59,7 +65,8 @@ public struct CTranslate2Converter: Sendable {
         let filters = MelFilterbank(melCount: layout.hyperparameters.melCount)
 
         let plan = layout.tensors()
-        let estimate = 48 + filters.weights.count * 4 + vocabulary.tokens.reduce(0) { $0 + 4 + $1.count }
+        let estimate =
+            48 + filters.weights.count * 4 + vocabulary.tokens.reduce(0) { $0 + 4 + $1.count }
             + plan.reduce(0) { $0 + $1.outputByteCount + 12 + 4 * $1.shape.count + $1.name.utf8.count }
         try ensureSpace(estimate, for: output)
 
@@ -95,9 +102,3 @@ public struct CTranslate2Converter: Sendable {
         }
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif

@@ -37,14 +37,16 @@ struct CTranslate2Vocabulary {
 
     init(text: [String], source: String) throws(ModelError) {
         guard let end = text.firstIndex(of: Self.endOfText) else {
-            throw ModelError(.unsupportedModel, "\(source): the vocabulary has no \(Self.endOfText); not a Whisper vocabulary")
+            throw ModelError(
+                .unsupportedModel, "\(source): the vocabulary has no \(Self.endOfText); not a Whisper vocabulary")
         }
         var tokens: [[UInt8]] = []
         tokens.reserveCapacity(end)
         for (id, token) in text[..<end].enumerated() {
             guard let bytes = ByteLevelVocabulary.decode(token) else {
                 throw ModelError(
-                    .unsupportedModel, "\(source): token \(id) '\(token)' is not byte-level BPE; not a Whisper vocabulary")
+                    .unsupportedModel,
+                    "\(source): token \(id) '\(token)' is not byte-level BPE; not a Whisper vocabulary")
             }
             tokens.append(bytes)
         }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Whisper's mel filterbank, computed rather than shipped: the Slaney-style triangular filters with Slaney area
 /// normalisation that `librosa.filters.mel(sr: 16000, n_fft: 400, n_mels:)` returns and OpenAI ships as
 /// `whisper/assets/mel_filters.npz`.
@@ -58,9 +64,3 @@ public struct MelFilterbank: Sendable, Equatable {
         mel >= breakMel ? breakHertz * exp(logStep * (mel - breakMel)) : linearStep * mel
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif

@@ -34,7 +34,8 @@ struct TensorPlan {
         var done = 0
         while done < elementCount {
             let count = min(Self.chunkElements, elementCount - done)
-            let raw = try model.read(source, byteOffset: (elementOffset + done) * inputSize, byteCount: count * inputSize)
+            let raw = try model.read(
+                source, byteOffset: (elementOffset + done) * inputSize, byteCount: count * inputSize)
             try convert(raw, count: count, to: writer)
             done += count
         }
@@ -46,7 +47,9 @@ struct TensorPlan {
             try writer.write(raw)
         case (.float16, true):
             let out = raw.withUnsafeBytes { input in
-                (0..<count).map { Float(Float16(bitPattern: input.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) }
+                (0..<count).map {
+                    Float(Float16(bitPattern: input.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)))
+                }
             }
             try writer.write(floats: out)
         case (.float32, false):
@@ -67,7 +70,8 @@ struct TensorPlan {
             }
         default:
             throw ModelError(
-                .unsupportedModel, "\(source.name) is \(source.dataType); only float16/float32/bfloat16 can be converted")
+                .unsupportedModel,
+                "\(source.name) is \(source.dataType); only float16/float32/bfloat16 can be converted")
         }
     }
 }

@@ -28,7 +28,8 @@ struct WhisperLayout {
         guard model.spec == Self.spec else {
             throw ModelError(
                 .unsupportedModel,
-                "\(model.path) is a CTranslate2 \(model.spec) model; only Whisper models (WhisperSpec) can be converted")
+                "\(model.path) is a CTranslate2 \(model.spec) model; only Whisper models (WhisperSpec) can be converted"
+            )
         }
         guard model.specRevision == Self.specRevision else {
             throw ModelError(
@@ -91,7 +92,8 @@ struct WhisperLayout {
         }
         func selfAttention(_ name: String, _ source: String) {
             linear("\(name).attn.query", "\(source)/self_attention/linear_0", rows: n, columns: n)
-            linear("\(name).attn.key", "\(source)/self_attention/linear_0", rows: n, columns: n, rowOffset: n, bias: false)
+            linear(
+                "\(name).attn.key", "\(source)/self_attention/linear_0", rows: n, columns: n, rowOffset: n, bias: false)
             linear("\(name).attn.value", "\(source)/self_attention/linear_0", rows: n, columns: n, rowOffset: 2 * n)
             linear("\(name).attn.out", "\(source)/self_attention/linear_1", rows: n, columns: n)
             layerNorm("\(name).attn_ln", "\(source)/self_attention/layer_norm")
@@ -102,7 +104,9 @@ struct WhisperLayout {
             layerNorm("\(name).mlp_ln", "\(source)/ffn/layer_norm")
         }
 
-        add("encoder.positional_embedding", "encoder/position_encodings/encodings", shape: [h.audioContext, n], f32: true)
+        add(
+            "encoder.positional_embedding", "encoder/position_encodings/encodings", shape: [h.audioContext, n],
+            f32: true)
         add("encoder.conv1.weight", "encoder/conv1/weight", shape: [n, h.melCount, 3])
         add("encoder.conv1.bias", "encoder/conv1/bias", shape: [n, 1], f32: true)
         add("encoder.conv2.weight", "encoder/conv2/weight", shape: [n, n, 3])
@@ -113,7 +117,9 @@ struct WhisperLayout {
         }
         layerNorm("encoder.ln_post", "encoder/layer_norm")
 
-        add("decoder.positional_embedding", "decoder/position_encodings/encodings", shape: [h.textContext, n], f32: true)
+        add(
+            "decoder.positional_embedding", "decoder/position_encodings/encodings", shape: [h.textContext, n], f32: true
+        )
         add("decoder.token_embedding.weight", "decoder/embeddings/weight", shape: [h.vocabularySize, n])
         for i in 0..<h.textLayers {
             let name = "decoder.blocks.\(i)"
@@ -136,8 +142,10 @@ struct WhisperLayout {
     }
 
     private func requiredNames() -> [String] {
-        var names = ["encoder/layer_norm/gamma", "encoder/layer_norm/beta", "decoder/layer_norm/gamma",
-                     "decoder/layer_norm/beta", "encoder/conv1/bias", "encoder/conv2/weight", "encoder/conv2/bias"]
+        var names = [
+            "encoder/layer_norm/gamma", "encoder/layer_norm/beta", "decoder/layer_norm/gamma",
+            "decoder/layer_norm/beta", "encoder/conv1/bias", "encoder/conv2/weight", "encoder/conv2/bias",
+        ]
         for i in 0..<hyperparameters.audioLayers {
             for part in ["self_attention/linear_0", "self_attention/linear_1", "ffn/linear_0", "ffn/linear_1"] {
                 names += ["encoder/layer_\(i)/\(part)/weight", "encoder/layer_\(i)/\(part)/bias"]

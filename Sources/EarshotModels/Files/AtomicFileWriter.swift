@@ -1,9 +1,10 @@
+import EarshotCrypto
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import EarshotCrypto
 
 /// Writes a file through a temporary sibling, hashing every byte with SHA-256, then fsyncs and renames it into
 /// place, so readers never see a half-written model.
@@ -94,7 +95,8 @@ final class AtomicFileWriter {
     }
 
     private func failure(_ operation: String) -> ModelError {
-        Self.error(errno: errno, operation: operation, path: temporaryPath, destination: destination, written: bytesWritten)
+        Self.error(
+            errno: errno, operation: operation, path: temporaryPath, destination: destination, written: bytesWritten)
     }
 
     /// The error for a failed system call: a full disk (or quota) is ``ModelError/Code/diskFull``.
@@ -103,7 +105,8 @@ final class AtomicFileWriter {
     {
         if code == ENOSPC || code == EDQUOT {
             return ModelError(
-                .diskFull, "no space left on the device holding \(destination) after \(written) bytes; "
+                .diskFull,
+                "no space left on the device holding \(destination) after \(written) bytes; "
                     + "free some space and run the command again")
         }
         return ModelError(.ioFailure, "cannot \(operation) \(path): \(String(cString: strerror(code)))")

@@ -57,8 +57,10 @@ final class FileReader {
     func read(count: Int, at offset: Int) throws(ModelError) -> [UInt8] {
         guard count > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: count)
-        try bytes.withUnsafeMutableBytes { buffer in Result { () throws(ModelError) in try read(into: buffer, at: offset) } }
-            .get()
+        try bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(ModelError) in try read(into: buffer, at: offset) }
+        }
+        .get()
         return bytes
     }
 

@@ -55,8 +55,10 @@ struct GGMLModelFile {
         offset += 4 * melCount * binCount
         let tokenCount = try int32s(1)[0]
         guard tokenCount >= 0, tokenCount <= header.hyperparameters.vocabularySize else {
-            throw ModelError(.malformedModel, "\(path): \(tokenCount) tokens for a vocabulary of "
-                + "\(header.hyperparameters.vocabularySize)")
+            throw ModelError(
+                .malformedModel,
+                "\(path): \(tokenCount) tokens for a vocabulary of "
+                    + "\(header.hyperparameters.vocabularySize)")
         }
         // The vocabulary is ~0.5 MB: read it in one go.
         let vocabularyBytes = try reader.readPrefix(count: tokenCount * 132 + 4, at: offset)

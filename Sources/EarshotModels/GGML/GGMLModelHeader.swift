@@ -93,16 +93,3 @@ public struct GGMLModelHeader: Hashable, Sendable {
         return name.allSatisfy { (0x20..<0x7F).contains($0) }
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-func fileExists(_ path: String, isDirectory: inout Bool) -> Bool {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return false }
-    isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
-    return true
-}

@@ -48,7 +48,9 @@ public struct WhisperHyperparameters: Hashable, Sendable, Codable {
 
     /// The ten values in header order.
     var headerValues: [Int] {
-        [vocabularySize, audioContext, audioState, audioHeads, audioLayers,
-         textContext, textState, textHeads, textLayers, melCount]
+        [
+            vocabularySize, audioContext, audioState, audioHeads, audioLayers,
+            textContext, textState, textHeads, textLayers, melCount,
+        ]
     }
 }

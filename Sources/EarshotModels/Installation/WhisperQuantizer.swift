@@ -1,3 +1,11 @@
+public import EarshotCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Quantizes a ggml model with whisper.cpp's quantize tool (`whisper-quantize IN OUT TYPE`), atomically.
 public struct WhisperQuantizer: Sendable {
     /// Path of the `whisper-quantize` executable (or a name looked up on `PATH`).
@@ -43,10 +51,3 @@ func temporaryPath(for path: String) -> String {
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     return "\(directory.isEmpty ? "" : directory)/.\(name).\(getpid()).tmp"
 }
-
-public import EarshotCrypto
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif

@@ -61,7 +61,8 @@ public struct ModelStore: Sendable {
         if let entry = configuration.catalog.entry(named: name) { return entry }
         let names = configuration.catalog.entries.map(\.name)
         let hint = closestMatch(to: name, among: names).map { "did you mean '\($0)'? " } ?? ""
-        throw ModelError(.unknownModel, "unknown model '\(name)'; \(hint)known models: \(names.joined(separator: ", "))")
+        throw ModelError(
+            .unknownModel, "unknown model '\(name)'; \(hint)known models: \(names.joined(separator: ", "))")
     }
 
     /// Where the catalog model `name` is (or would be) installed. Does not check that it exists.
@@ -77,7 +78,8 @@ public struct ModelStore: Sendable {
         let path = try installPath(for: name)
         guard FileManager.default.fileExists(atPath: path) else {
             throw ModelError(
-                .notFound, "model '\(name)' is not installed (\(path) is missing); run `earshot models install \(name)`")
+                .notFound, "model '\(name)' is not installed (\(path) is missing); run `earshot models install \(name)`"
+            )
         }
         return path
     }
