@@ -98,16 +98,29 @@ import Testing
         #expect(try values("encoder.positional_embedding") == range(0, 24))
     }
 
-    @Test func float32ModelsConvertToTheSameFile() throws {
+    @Test(arguments: [UInt8(0), 5])
+    func float32AndBfloat16ModelsConvertToTheSameFileAsFloat16(dataType: UInt8) throws {
         var model = SyntheticCTranslate2Model()
         let (half, _, a) = try convert(model)
-        model.float32 = true
-        let (single, _, b) = try convert(model)
+        model.dataType = dataType
+        let (other, _, b) = try convert(model)
         defer {
             try? FileManager.default.removeItem(at: a)
             try? FileManager.default.removeItem(at: b)
         }
-        #expect(half.sha256 == single.sha256)
+        #expect(half.sha256 == other.sha256)
+    }
+
+    @Test func int8ModelsAreRejectedWithTheReexportCommand() throws {
+        var model = SyntheticCTranslate2Model()
+        model.dataType = 1
+        let directory = try model.write()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let error = #expect(throws: ModelError.self) {
+            try CTranslate2Converter().convert(directory: directory.path, to: directory.path + "/out.bin")
+        }
+        #expect(error?.code == .unsupportedModel)
+        #expect(error?.message.contains("--quantization float16") == true)
     }
 
     @Test func aMissingDirectoryIsNotFound() throws {

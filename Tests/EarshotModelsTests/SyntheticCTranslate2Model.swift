@@ -3,8 +3,8 @@ import Foundation
 /// Writes a tiny but complete CTranslate2 Whisper model (binary version 6, WhisperSpec revision 3) the way
 /// CTranslate2 lays it out, so the converter can be tested without 150 MB of weights.
 ///
-/// Every float variable holds `0, 1, 2, …` (as float16 unless `float32` is set), so a test can tell which slice of
-/// a fused projection ended up in which output tensor.
+/// Every float variable holds `0, 1, 2, …, 255, 0, 1, …` (as float16, float32 or bfloat16 per `dataType`; exact
+/// in all three), so a test can tell which slice of a fused projection ended up in which output tensor.
 struct SyntheticCTranslate2Model {
     var state = 4
     var heads = 2
@@ -13,7 +13,8 @@ struct SyntheticCTranslate2Model {
     var textContext = 5
     var encoderLayers = 1
     var decoderLayers = 1
-    var float32 = false
+    /// CTranslate2 dtype of the float variables: 4 float16, 0 float32, 5 bfloat16.
+    var dataType: UInt8 = 4
     var spec = "WhisperSpec"
     var revision: UInt32 = 3
     var binaryVersion: UInt32 = 6
@@ -31,13 +32,15 @@ struct SyntheticCTranslate2Model {
         let count = shape.reduce(1, *)
         var data: [UInt8] = []
         for k in 0..<count {
-            if float32 {
-                withUnsafeBytes(of: Float(k).bitPattern.littleEndian) { data += $0 }
-            } else {
-                withUnsafeBytes(of: Float16(Float(k)).bitPattern.littleEndian) { data += $0 }
+            let value = Float(k % 256)
+            switch dataType {
+            case 0: withUnsafeBytes(of: value.bitPattern.littleEndian) { data += $0 }
+            case 1: data.append(UInt8(k % 128))
+            case 5: withUnsafeBytes(of: UInt16(value.bitPattern >> 16).littleEndian) { data += $0 }
+            default: withUnsafeBytes(of: Float16(value).bitPattern.littleEndian) { data += $0 }
             }
         }
-        return Variable(name: name, shape: shape, type: float32 ? 0 : 4, data: data)
+        return Variable(name: name, shape: shape, type: dataType, data: data)
     }
 
     func int16(_ name: String, _ value: Int16) -> Variable {
