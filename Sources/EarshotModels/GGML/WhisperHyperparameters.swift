@@ -4,17 +4,24 @@ public struct WhisperHyperparameters: Hashable, Sendable, Codable {
     public var vocabularySize: Int
     /// Encoder positions (1500 = 30 s of audio).
     public var audioContext: Int
+    /// Encoder width (384 tiny, 512 base, 768 small).
     public var audioState: Int
+    /// Encoder attention heads.
     public var audioHeads: Int
+    /// Encoder blocks (4 tiny, 6 base, 12 small).
     public var audioLayers: Int
     /// Decoder positions (448).
     public var textContext: Int
+    /// Decoder width (equal to the encoder's).
     public var textState: Int
+    /// Decoder attention heads.
     public var textHeads: Int
+    /// Decoder blocks.
     public var textLayers: Int
     /// Mel bands of the input (80, or 128 for large-v3).
     public var melCount: Int
 
+    /// Creates a set of dimensions (in header order).
     public init(
         vocabularySize: Int, audioContext: Int, audioState: Int, audioHeads: Int, audioLayers: Int,
         textContext: Int, textState: Int, textHeads: Int, textLayers: Int, melCount: Int

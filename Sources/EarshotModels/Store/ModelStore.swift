@@ -22,11 +22,13 @@ public struct ModelStore: Sendable {
         /// whisper.cpp's quantize tool; nil means `HOME/whisper/bin/whisper-quantize`, else `PATH`.
         public var quantizeTool: String? = nil
 
+        /// The defaults: the standard catalog, `python3`, the quantize tool under the home.
         public init() {}
     }
 
     /// The Earshot home directory.
     public let home: String
+    /// Catalog and tools in use.
     public let configuration: Configuration
     let logger = Logger(label: "earshot.models")
 
@@ -118,6 +120,7 @@ public struct ModelStore: Sendable {
 
 /// A catalog model and its state on disk.
 public struct ModelStatus: Sendable, Hashable {
+    /// The catalog entry.
     public let entry: ModelCatalog.Entry
     /// Where the model is (or would be) installed.
     public let path: String
