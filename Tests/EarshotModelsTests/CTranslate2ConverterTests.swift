@@ -77,6 +77,24 @@ import Testing
         #expect(byName["decoder.blocks.0.mlp_ln.bias"]?.type == 0)
     }
 
+    @Test func theFirstTensorRecordHasExactlyWhisperCppsBytes() throws {
+        let (_, file, directory) = try convert(SyntheticCTranslate2Model())
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try #require(file.tensors.first)
+        let name = Array("encoder.positional_embedding".utf8)
+        let recordStart = first.offset - name.count - 5 * 4
+        let bytes = try FileReader(path: file.path).read(count: 5 * 4 + name.count + 8, at: recordStart)
+        func le(_ values: [Int32]) -> [UInt8] { values.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) } }
+        // n_dims 2, name length, type 0 (f32), dims innermost first [state 4, ctx 6], name, then 0.0 and 1.0.
+        let expected =
+            le([2, Int32(name.count), 0, 4, 6]) + name
+            + le(
+                [Float(0).bitPattern, Float(1).bitPattern].map {
+                    Int32(bitPattern: $0)
+                })
+        #expect(bytes == expected)
+    }
+
     @Test func fusedProjectionsAreSplitRowWise() throws {
         let (_, file, directory) = try convert(SyntheticCTranslate2Model())
         defer { try? FileManager.default.removeItem(at: directory) }
