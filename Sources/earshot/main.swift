@@ -9,6 +9,7 @@ let commands: [any Command.Type] = [
     EvalTextCommand.self,
     BenchEvalCommand.self,
     VersionCommand.self,
+    ModelsCommand.self,
 ]
 
 let root = CommandSpec(

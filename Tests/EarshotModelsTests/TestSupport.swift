@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import EarshotModels
+
+/// A fresh directory under the system temporary directory; the caller removes it.
+func temporaryDirectory(_ label: String = "models") throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-\(label)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// The checkout this test bundle was built from (for `scripts/models.sha256`).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// What the real Earshot home (`$EARSHOT_HOME`, else `~/.cache/earshot`) holds; `scripts/setup-models` fills it.
+enum RealHome {
+    static let store = ModelStore(home: ModelStore.defaultHome())
+
+    /// True when every catalog model is installed with its catalog size.
+    static var modelsInstalled: Bool { store.list().allSatisfy(\.isInstalled) }
+
+    /// openai-whisper's assets unpacked by `scripts/setup-models`.
+    static var assets: String { store.downloadsDirectory + "/openai-whisper-assets" }
+
+    static var assetsPresent: Bool { FileManager.default.fileExists(atPath: assets + "/mel_filters.npz") }
+
+    static var whisperCLI: String { store.home + "/whisper/bin/whisper-cli" }
+    static var jfk: String { store.home + "/testdata/jfk.wav" }
+
+    static let skipReason: Comment = "models not installed under $EARSHOT_HOME: run scripts/setup-models"
+    static let assetsSkipReason: Comment =
+        "openai-whisper assets missing under $EARSHOT_HOME/downloads: run scripts/setup-models"
+}
+
+/// Runs a program and returns its stdout; nil when it cannot run or fails.
+func output(of executable: String, _ arguments: [String]) -> Data? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [executable] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? data : nil
+}
+
+/// The float32 array in a NumPy `.npy` file (format 1.x/2.x, little-endian `<f4`).
+func numpyFloats(_ data: Data) -> (shape: [Int], values: [Float])? {
+    let bytes = [UInt8](data)
+    guard bytes.count > 10, bytes.starts(with: [0x93] + Array("NUMPY".utf8)) else { return nil }
+    let major = bytes[6]
+    let headerLength =
+        major == 1 ? Int(bytes[8]) | Int(bytes[9]) << 8 : Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16
+    let start = major == 1 ? 10 : 12
+    let header = String(decoding: bytes[start..<start + headerLength], as: UTF8.self)
+    guard header.contains("'<f4'"), header.contains("'fortran_order': False"),
+        let open = header.range(of: "'shape': ("), let close = header[open.upperBound...].firstIndex(of: ")")
+    else { return nil }
+    let shape = header[open.upperBound..<close].split(separator: ",").compactMap {
+        Int($0.trimmingCharacters(in: .whitespaces))
+    }
+    let body = bytes[(start + headerLength)...]
+    let values = body.withUnsafeBytes { raw in
+        (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) }
+    }
+    return (shape, values)
+}
+
+/// Token bytes of a tiktoken file (`base64 rank` per line), in rank order.
+func tiktokenTokens(_ path: String) throws -> [[UInt8]] {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    return text.split(separator: "\n").map { line in
+        let base64 = line.split(separator: " ", omittingEmptySubsequences: false)[0]
+        return [UInt8](Data(base64Encoded: String(base64)) ?? Data())
+    }
+}
