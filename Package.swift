@@ -17,6 +17,11 @@ targets += [
     .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - Test support (shared by test targets only)
+targets += [
+    .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport", swiftSettings: swiftSettings),
+]
+
 // MARK: - API (wire types shared by server, SDK and CLI; Foundation only, compiles for iOS)
 targets += [
     .target(name: "EarshotAPI", swiftSettings: swiftSettings),
@@ -40,7 +45,7 @@ targets += [
     .target(
         name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto"],
+        name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"],
         swiftSettings: swiftSettings),
 ]
 
@@ -71,7 +76,8 @@ targets += [
         name: "CFFmpeg", pkgConfig: "libavformat",
         providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
     .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg"], swiftSettings: swiftSettings),
-    .testTarget(name: "EarshotAudioTests", dependencies: ["EarshotAudio"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotAudioTests", dependencies: ["EarshotAudio", "EarshotTestSupport"], swiftSettings: swiftSettings),
 ]
 
 // MARK: - Models

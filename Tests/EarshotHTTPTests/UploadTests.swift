@@ -1,14 +1,8 @@
 import EarshotCrypto
 import EarshotHTTP
+import EarshotTestSupport
 import Foundation
 import Testing
-
-/// Resident set size of this process, in bytes.
-func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-}
 
 struct UploadOutcome: Sendable {
     let response: RawResponse
@@ -21,7 +15,7 @@ struct UploadOutcome: Sendable {
 /// the process's peak RSS growth while doing so.
 func streamUpload(port: Int, path: String, size: Int) async throws -> UploadOutcome {
     try await offThread {
-        let baseline = residentBytes()
+        let baseline = IsolatedProcess.residentBytes()
         var peak = baseline
         let connection = try RawConnection(port: port, timeout: 60)
         try connection.send("PUT \(path) HTTP/1.1\r\nHost: x\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n")
@@ -42,10 +36,10 @@ func streamUpload(port: Int, path: String, size: Int) async throws -> UploadOutc
             try connection.send(chunk)
             sent += count
             index += 1
-            if index % 128 == 0 { peak = max(peak, residentBytes()) }
+            if index % 128 == 0 { peak = max(peak, IsolatedProcess.residentBytes()) }
         }
         let response = try connection.readResponse()
-        peak = max(peak, residentBytes())
+        peak = max(peak, IsolatedProcess.residentBytes())
         return UploadOutcome(
             response: response, sha256: sha.finalize().hex, md5: md5.finalize().hex, peakResidentGrowth: peak - baseline
         )
@@ -61,6 +55,7 @@ private func temporaryDirectory() throws -> String {
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct UploadTests {
     @Test func hundredMegabyteUploadGoesToDiskWithFlatMemoryAndCorrectDigests() async throws {
+        guard try await IsolatedProcess.runsIsolated() else { return }  // RSS must not count other suites
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let router = Router()
@@ -87,6 +82,7 @@ struct UploadTests {
     }
 
     @Test func slowStreamConsumerGetsEveryByteWithBoundedMemory() async throws {
+        guard try await IsolatedProcess.runsIsolated() else { return }  // RSS must not count other suites
         let router = Router()
         router.put("/stream", body: .stream(limit: 64 << 20)) { request, _ in
             guard case .stream(let body) = request.body else { throw HTTPError.invalidArgument("expected a stream") }
