@@ -177,6 +177,7 @@ final class Exchange: @unchecked Sendable {
                 break
             }
         }
+        if queued { return }  // an inline handler already answered
         if case .stream = route.body.kind { finishBody() }
         awaitResponse()
     }
@@ -197,7 +198,8 @@ final class Exchange: @unchecked Sendable {
         if let ready { queue(ready) }
     }
 
-    /// Hands the request to ``HTTPServer/run()``'s task group. False when the server no longer accepts work.
+    /// Runs an inline handler and queues its response, or hands the request to ``HTTPServer/run()``'s task group.
+    /// False when the server no longer accepts work.
     private func dispatch(body: RequestBody) -> Bool {
         guard let route else { return false }
         dispatched = true
@@ -205,7 +207,13 @@ final class Exchange: @unchecked Sendable {
             method: method, path: path, query: query, headers: headers, remoteAddress: remoteAddress, body: body)
         let context = RequestContext(
             requestID: requestID, route: routeLabel, parameters: parameters, logger: core.logger)
-        return core.enqueue(Job(exchange: self, handler: route.handler, request: request, context: context))
+        switch route.handler {
+        case .inline(let handler):
+            queue(core.execute(handler, request: request, context: context))
+            return true
+        case .async(let handler):
+            return core.enqueue(Job(exchange: self, handler: handler, request: request, context: context))
+        }
     }
 
     private func respondNow(error: HTTPError) {

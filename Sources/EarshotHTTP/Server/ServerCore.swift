@@ -82,6 +82,21 @@ final class ServerCore: Sendable {
         job.exchange.complete(response)
     }
 
+    /// Runs an inline handler on the calling (worker) thread: same error mapping and upload clean-up as
+    /// ``execute(_:)``.
+    func execute(_ handler: InlineHandler, request: Request, context: RequestContext) -> Response {
+        let response: Response
+        do {
+            response = try handler(request, context)
+        } catch {
+            response = errorResponse(for: error, context: context)
+        }
+        if case .file(let upload) = request.body {
+            unlink(upload.path)  // no-op when the handler moved the file into place
+        }
+        return response
+    }
+
     func errorResponse(for error: any Error, context: RequestContext) -> Response {
         let httpError: HTTPError
         if let error = error as? HTTPError {
