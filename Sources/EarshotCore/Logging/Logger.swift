@@ -85,25 +85,43 @@ public final class LogSink: Sendable {
         var level: Logger.Level = .info
         var format: Format = .logfmt
         var fileDescriptor: Int32 = 2
+
+        /// Packed into one word so that every line reads the settings with one atomic load, not a lock.
+        var packed: UInt64 {
+            UInt64(UInt32(bitPattern: fileDescriptor)) | UInt64(level.rawValue) << 32
+                | (format == .json ? 1 << 40 : 0)
+        }
+
+        init(level: Logger.Level = .info, format: Format = .logfmt, fileDescriptor: Int32 = 2) {
+            self.level = level
+            self.format = format
+            self.fileDescriptor = fileDescriptor
+        }
+
+        init(packed: UInt64) {
+            fileDescriptor = Int32(bitPattern: UInt32(truncatingIfNeeded: packed))
+            level = Logger.Level(rawValue: Int((packed >> 32) & 0xFF)) ?? .info
+            format = packed & (1 << 40) != 0 ? .json : .logfmt
+        }
     }
 
     /// The sink every ``Logger`` writes to.
     public static let shared = LogSink()
 
-    private let state = Mutex(State())
+    private let state = Atomic<UInt64>(State().packed)
 
     private init() {}
 
     /// Sets the threshold, the format and the destination (standard error by default).
     public func bootstrap(level: Logger.Level, format: Format = .logfmt, fileDescriptor: Int32 = 2) {
-        state.withLock { $0 = State(level: level, format: format, fileDescriptor: fileDescriptor) }
+        state.store(State(level: level, format: format, fileDescriptor: fileDescriptor).packed, ordering: .releasing)
     }
 
     /// The current threshold.
-    public var level: Logger.Level { state.withLock { $0.level } }
+    public var level: Logger.Level { State(packed: state.load(ordering: .acquiring)).level }
 
     func emit(level: Logger.Level, label: String, message: () -> String, metadata: Logger.Metadata) {
-        let current = state.withLock { $0 }
+        let current = State(packed: state.load(ordering: .acquiring))
         guard level >= current.level else { return }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

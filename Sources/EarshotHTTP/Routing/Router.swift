@@ -118,6 +118,16 @@ struct Route: Sendable {
     let pattern: PathPattern
     let body: BodyMode
     let handler: RouteHandler
+    /// `pattern.description`, computed once: every request's log line and metrics use it.
+    let label: String
+
+    init(method: HTTPMethod, pattern: PathPattern, body: BodyMode, handler: RouteHandler) {
+        self.method = method
+        self.pattern = pattern
+        self.body = body
+        self.handler = handler
+        self.label = pattern.description
+    }
 }
 
 /// Where a route's handler runs.

@@ -57,6 +57,8 @@ final class Exchange: @unchecked Sendable {
     var buffer: [UInt8] = []
     var fileSink: FileSink?
     var dispatched = false
+    /// Registered with ``ServerCore/track(_:)`` (an async handler may leave the connection suspended).
+    var tracked = false
     var queued = false
     var sentStatus = 0
     var sentBytes = 0
@@ -74,7 +76,7 @@ final class Exchange: @unchecked Sendable {
     func begin() {
         headers = HTTPHeaders(Self.values(of: connection, kind: .HEADER_KIND))
         query = QueryParameters(Self.values(of: connection, kind: .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) })
-        requestID = Self.saneRequestID(headers["X-Request-Id"]) ?? Identifier.make(prefix: "req")
+        requestID = Self.saneRequestID(headers["X-Request-Id"]) ?? core.requestIDs.make()
         remoteAddress = Self.peerAddress(of: connection)
 
         switch core.routes.match(method: method, path: path) {
@@ -85,7 +87,7 @@ final class Exchange: @unchecked Sendable {
         case .found(let route, let parameters):
             self.route = route
             self.parameters = parameters
-            routeLabel = route.pattern.description
+            routeLabel = route.label
             limit = route.body.limit ?? core.configuration.defaultBodyLimit
             let declared = headers["Content-Length"].flatMap { Int($0.trimmingASCIISpaces()) }
             if let declared, declared > limit {
@@ -212,6 +214,8 @@ final class Exchange: @unchecked Sendable {
             queue(core.execute(handler, request: request, context: context))
             return true
         case .async(let handler):
+            tracked = true
+            core.track(self)
             return core.enqueue(Job(exchange: self, handler: handler, request: request, context: context))
         }
     }

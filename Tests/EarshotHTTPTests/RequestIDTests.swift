@@ -1,0 +1,17 @@
+import EarshotCore
+@testable import EarshotHTTP
+import Testing
+
+@Suite struct RequestIDTests {
+    @Test func generatedIDsAreValidIdentifiersAndDistinctAcrossRefills() {
+        let generator = RequestIDGenerator()
+        let ids = (0..<2000).map { _ in generator.make() }  // several 4 KiB refills
+        #expect(ids.allSatisfy { Identifier.isValid($0, prefix: "req") })
+        #expect(Set(ids).count == ids.count)
+    }
+
+    @Test(arguments: [(0.0, "0.000"), (0.4125, "0.413"), (12.05, "12.050"), (1500.0, "1500.000")])
+    func accessLogDurationsHaveThreeDecimals(_ milliseconds: Double, _ text: String) {
+        #expect(ServerCore.format(milliseconds) == text)
+    }
+}
