@@ -1,6 +1,7 @@
 import EarshotCore
-@testable import EarshotHTTP
 import Testing
+
+@testable import EarshotHTTP
 
 @Suite struct RequestIDTests {
     @Test func generatedIDsAreValidIdentifiersAndDistinctAcrossRefills() {

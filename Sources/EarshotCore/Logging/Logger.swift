@@ -243,8 +243,7 @@ public final class LogSink: Sendable {
             switch byte {
             case 0x20, 0x3D, 0x22, 0x0A, 0x0B, 0x0C, 0x0D: return true
             case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0x85: return true  // U+0085
-            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80
-                && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+            case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] & 0xFE == 0xA8:
                 return true  // U+2028, U+2029
             default: continue
             }
