@@ -6,8 +6,8 @@ import Synchronization
 /// random bytes are drawn from ``SecureRandom`` 4 KiB at a time and handed out under a lock.
 final class RequestIDGenerator: Sendable {
     private static let alphabet: [UInt8] = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
-    private static let bytesPerID = 13  // 100 bits used of 104
-    private static let refill = 4096 / bytesPerID * bytesPerID
+    private static let bytesPerID = 16  // two 64-bit words, 50 bits used from each (as Identifier.make)
+    private static let refill = 4096
 
     private struct Pool: ~Copyable {
         var bytes = [UInt8](repeating: 0, count: RequestIDGenerator.refill)
