@@ -29,11 +29,11 @@ public final class HTTPMetrics: Sendable {
     struct State {
         var requests: [CounterKey: UInt64] = [:]
         var latency: [RouteKey: Histogram] = [:]
-        var inFlight = 0
     }
 
     private let bounds: [Double]
     private let state = Mutex(State())
+    private let inFlightCount = Atomic<Int>(0)
 
     /// Creates an empty registry with the given latency bucket bounds (seconds, ascending).
     public init(buckets: [Double] = HTTPMetrics.defaultBuckets) {
@@ -57,15 +57,15 @@ public final class HTTPMetrics: Sendable {
     }
 
     func started() {
-        state.withLock { $0.inFlight += 1 }
+        inFlightCount.add(1, ordering: .relaxed)
     }
 
     func finished() {
-        state.withLock { $0.inFlight -= 1 }
+        inFlightCount.subtract(1, ordering: .relaxed)
     }
 
     /// Requests currently being handled.
-    public var inFlight: Int { state.withLock { $0.inFlight } }
+    public var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
 
     /// How many requests finished with this method, route pattern and status.
     public func count(method: String, route: String, status: Int) -> UInt64 {
@@ -75,6 +75,7 @@ public final class HTTPMetrics: Sendable {
     /// The Prometheus text exposition (version 0.0.4) of every series, sorted for stable output.
     public func render() -> String {
         let snapshot = state.withLock { $0 }
+        let inFlight = self.inFlight
         var out = ""
         out += "# HELP earshot_http_requests_total HTTP requests handled, by method, route pattern and status.\n"
         out += "# TYPE earshot_http_requests_total counter\n"
@@ -103,7 +104,7 @@ public final class HTTPMetrics: Sendable {
         }
         out += "# HELP earshot_http_requests_in_flight HTTP requests currently being handled.\n"
         out += "# TYPE earshot_http_requests_in_flight gauge\n"
-        out += "earshot_http_requests_in_flight \(snapshot.inFlight)\n"
+        out += "earshot_http_requests_in_flight \(inFlight)\n"
         return out
     }
 

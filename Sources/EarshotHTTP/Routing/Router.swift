@@ -14,6 +14,10 @@ public typealias Handler = @Sendable (Request, RequestContext) async throws -> R
 /// }
 /// ```
 ///
+/// Handlers are `async` and run as Swift tasks. Cheap synchronous handlers (health, metrics, small JSON) can be
+/// registered through ``RouteBuilder/inline`` instead: they run directly on the libmicrohttpd worker thread, which
+/// saves the suspend/resume round trip (see ``InlineRoutes``).
+///
 /// Precedence: a literal segment beats `{parameter}`, which beats a trailing `*`. Unknown paths answer 404
 /// `NOT_FOUND`; a known path with another method answers 405 `METHOD_NOT_ALLOWED` with `Allow`. `HEAD` falls back
 /// to the `GET` handler (libmicrohttpd drops the body). Trailing and doubled slashes are ignored.
@@ -26,7 +30,15 @@ public final class Router: RouteBuilder, Sendable {
     public init() {}
 
     public func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler) {
-        let route = Route(method: method, pattern: PathPattern(path), body: body, handler: handler)
+        add(Route(method: method, pattern: PathPattern(path), body: body, handler: .async(handler)))
+    }
+
+    /// Routes whose synchronous handlers run on the libmicrohttpd worker thread.
+    public var inline: InlineRoutes {
+        InlineRoutes(router: self, prefix: "")
+    }
+
+    func add(_ route: Route) {
         table.withLock { $0.insert(route) }
     }
 
@@ -63,12 +75,20 @@ public struct RouteGroup: RouteBuilder, Sendable {
     public func group(_ prefix: String) -> RouteGroup {
         RouteGroup(router: router, prefix: PathPattern.joined(self.prefix, prefix))
     }
+
+    /// Routes under this group's prefix whose synchronous handlers run on the libmicrohttpd worker thread.
+    public var inline: InlineRoutes {
+        InlineRoutes(router: router, prefix: prefix)
+    }
 }
 
 /// Something routes can be registered on (``Router`` or ``RouteGroup``).
 public protocol RouteBuilder {
     /// Registers `handler` for `method` on `path`, receiving the body as `body` says.
     func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler)
+
+    /// The same routes, registered with synchronous handlers that run on the libmicrohttpd worker thread.
+    var inline: InlineRoutes { get }
 }
 
 extension RouteBuilder {
@@ -97,7 +117,25 @@ struct Route: Sendable {
     let method: HTTPMethod
     let pattern: PathPattern
     let body: BodyMode
-    let handler: Handler
+    let handler: RouteHandler
+    /// `pattern.description`, computed once: every request's log line and metrics use it.
+    let label: String
+
+    init(method: HTTPMethod, pattern: PathPattern, body: BodyMode, handler: RouteHandler) {
+        self.method = method
+        self.pattern = pattern
+        self.body = body
+        self.handler = handler
+        self.label = pattern.description
+    }
+}
+
+/// Where a route's handler runs.
+enum RouteHandler: Sendable {
+    /// A Swift task on the global executor; the connection is suspended meanwhile.
+    case async(Handler)
+    /// Directly on the libmicrohttpd worker thread, before the worker moves on.
+    case inline(InlineHandler)
 }
 
 /// The immutable snapshot the server matches against.

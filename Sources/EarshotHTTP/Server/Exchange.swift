@@ -57,6 +57,8 @@ final class Exchange: @unchecked Sendable {
     var buffer: [UInt8] = []
     var fileSink: FileSink?
     var dispatched = false
+    /// Registered with ``ServerCore/track(_:)`` (an async handler may leave the connection suspended).
+    var tracked = false
     var queued = false
     var sentStatus = 0
     var sentBytes = 0
@@ -74,7 +76,7 @@ final class Exchange: @unchecked Sendable {
     func begin() {
         headers = HTTPHeaders(Self.values(of: connection, kind: .HEADER_KIND))
         query = QueryParameters(Self.values(of: connection, kind: .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) })
-        requestID = Self.saneRequestID(headers["X-Request-Id"]) ?? Identifier.make(prefix: "req")
+        requestID = Self.saneRequestID(headers["X-Request-Id"]) ?? core.requestIDs.make()
         remoteAddress = Self.peerAddress(of: connection)
 
         switch core.routes.match(method: method, path: path) {
@@ -85,7 +87,7 @@ final class Exchange: @unchecked Sendable {
         case .found(let route, let parameters):
             self.route = route
             self.parameters = parameters
-            routeLabel = route.pattern.description
+            routeLabel = route.label
             limit = route.body.limit ?? core.configuration.defaultBodyLimit
             let declared = headers["Content-Length"].flatMap { Int($0.trimmingASCIISpaces()) }
             if let declared, declared > limit {
@@ -177,6 +179,7 @@ final class Exchange: @unchecked Sendable {
                 break
             }
         }
+        if queued { return }  // an inline handler already answered
         if case .stream = route.body.kind { finishBody() }
         awaitResponse()
     }
@@ -197,7 +200,8 @@ final class Exchange: @unchecked Sendable {
         if let ready { queue(ready) }
     }
 
-    /// Hands the request to ``HTTPServer/run()``'s task group. False when the server no longer accepts work.
+    /// Runs an inline handler and queues its response, or hands the request to ``HTTPServer/run()``'s task group.
+    /// False when the server no longer accepts work.
     private func dispatch(body: RequestBody) -> Bool {
         guard let route else { return false }
         dispatched = true
@@ -205,7 +209,15 @@ final class Exchange: @unchecked Sendable {
             method: method, path: path, query: query, headers: headers, remoteAddress: remoteAddress, body: body)
         let context = RequestContext(
             requestID: requestID, route: routeLabel, parameters: parameters, logger: core.logger)
-        return core.enqueue(Job(exchange: self, handler: route.handler, request: request, context: context))
+        switch route.handler {
+        case .inline(let handler):
+            queue(core.execute(handler, request: request, context: context))
+            return true
+        case .async(let handler):
+            tracked = true
+            core.track(self)
+            return core.enqueue(Job(exchange: self, handler: handler, request: request, context: context))
+        }
     }
 
     private func respondNow(error: HTTPError) {

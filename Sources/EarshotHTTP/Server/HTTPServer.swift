@@ -13,6 +13,10 @@ import Synchronization
 /// the remaining handlers, answers their requests 503 and stops. To stop on SIGTERM/SIGINT, cancel the task
 /// running `run()` from the executable's signal handler.
 ///
+/// Handlers registered with `router.get { … }` (and the other verbs) run as child tasks of ``run()``; cheap
+/// synchronous handlers registered through ``RouteBuilder/inline`` run on the libmicrohttpd worker thread instead
+/// (see ``InlineRoutes``).
+///
 /// Each request gets a request id (`X-Request-Id` on every response), one access-log line (label `http`) and an
 /// observation in ``metrics``.
 public final class HTTPServer: Sendable {

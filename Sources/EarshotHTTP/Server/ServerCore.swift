@@ -13,7 +13,10 @@ final class ServerCore: Sendable {
     let metrics: HTTPMetrics
     let logger: Logger
     private let jobs: AsyncStream<Job>.Continuation
+    let requestIDs = RequestIDGenerator()
+    /// Exchanges handed to async handlers (the only ones that can be suspended), for ``abandonAll()``.
     private let live = Mutex<[ObjectIdentifier: Exchange]>([:])
+    private let inFlightCount = Atomic<Int>(0)
     private let drainingFlag = Atomic<Bool>(false)
     private let forcingFlag = Atomic<Bool>(false)
 
@@ -34,7 +37,12 @@ final class ServerCore: Sendable {
     var forcing: Bool { forcingFlag.load(ordering: .acquiring) }
 
     /// Requests between their headers and their completion callback.
-    var inFlight: Int { live.withLock { $0.count } }
+    var inFlight: Int { inFlightCount.load(ordering: .acquiring) }
+
+    /// Registers an exchange about to be handed to an async handler, until its completion callback.
+    func track(_ exchange: Exchange) {
+        live.withLock { $0[ObjectIdentifier(exchange)] = exchange }
+    }
 
     func enqueue(_ job: Job) -> Bool {
         if case .enqueued = jobs.yield(job) { return true }
@@ -82,6 +90,21 @@ final class ServerCore: Sendable {
         job.exchange.complete(response)
     }
 
+    /// Runs an inline handler on the calling (worker) thread: same error mapping and upload clean-up as
+    /// ``execute(_:)``.
+    func execute(_ handler: InlineHandler, request: Request, context: RequestContext) -> Response {
+        let response: Response
+        do {
+            response = try handler(request, context)
+        } catch {
+            response = errorResponse(for: error, context: context)
+        }
+        if case .file(let upload) = request.body {
+            unlink(upload.path)  // no-op when the handler moved the file into place
+        }
+        return response
+    }
+
     func errorResponse(for error: any Error, context: RequestContext) -> Response {
         let httpError: HTTPError
         if let error = error as? HTTPError {
@@ -119,7 +142,7 @@ final class ServerCore: Sendable {
         }
         let exchange = Exchange(core: self, connection: connection, method: method, path: url)
         slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
-        live.withLock { $0[ObjectIdentifier(exchange)] = exchange }
+        inFlightCount.add(1, ordering: .relaxed)
         metrics.started()
         exchange.begin()
         return .YES
@@ -127,7 +150,10 @@ final class ServerCore: Sendable {
 
     func completed(_ exchange: Exchange, termination: MHD_RequestTerminationCode) {
         exchange.end(termination: termination)
-        live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(exchange)) }
+        if exchange.tracked {
+            live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(exchange)) }
+        }
+        inFlightCount.subtract(1, ordering: .releasing)
         metrics.finished()
         let duration = ContinuousClock.now - exchange.started
         let status = exchange.queued ? exchange.sentStatus : 0
@@ -156,10 +182,11 @@ final class ServerCore: Sendable {
             ])
     }
 
-    private static func format(_ milliseconds: Double) -> String {
-        let micros = Int((milliseconds * 1000).rounded())
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    /// `12.345`: milliseconds with exactly three decimals.
+    static func format(_ milliseconds: Double) -> String {
+        let micros = max(0, Int((milliseconds * 1000).rounded()))
+        let fraction = micros % 1000
+        return String(micros / 1000) + (fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".") + String(fraction)
     }
 
     static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, data, size, slot in

@@ -10,49 +10,61 @@ struct HealthRoutes {
     let metrics: HTTPMetrics
     let process: ProcessMetrics
 
-    struct Liveness: Encodable {
-        let status: String
-    }
+    /// The `/healthz` answer, built once: liveness is asked for constantly (load balancers, benchmarks).
+    static let liveness = Response(
+        status: .ok, headers: ["Content-Type": "application/json"], body: .bytes(Array(#"{"status":"ok"}"#.utf8)))
 
-    struct Readiness: Encodable {
-        struct Check: Encodable {
-            let ok: Bool
-            let error: String?
-        }
-
-        let status: String
-        let checks: [String: Check]
+    struct Check {
+        let name: String
+        let error: String?
     }
 
     func register(on router: some RouteBuilder) {
-        router.get("/healthz") { _, _ in
-            try .json(Liveness(status: "ok"))
+        // Cheap and non-blocking: these run inline on the HTTP worker thread (see docs/http.md).
+        router.inline.get("/healthz") { _, _ in Self.liveness }
+        router.inline.get("/metrics") { _, _ in
+            .text(metrics.render() + process.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("/readyz") { _, context in
-            async let metadataCheck = check { try await metadata.ping() }
-            async let blobCheck = check { try await blobs.ping() }
-            let checks = ["metadata": await metadataCheck, "blobs": await blobCheck]
-            let ready = checks.values.allSatisfy(\.ok)
+            async let metadataCheck = check("metadata") { try await metadata.ping() }
+            async let blobCheck = check("blobs") { try await blobs.ping() }
+            let checks = [await metadataCheck, await blobCheck]
+            let ready = checks.allSatisfy { $0.error == nil }
             if !ready {
                 context.logger.warning(
-                    "not ready",
-                    metadata: ["metadata": checks["metadata"]?.error ?? "ok", "blobs": checks["blobs"]?.error ?? "ok"])
+                    "not ready", metadata: ["metadata": checks[0].error ?? "ok", "blobs": checks[1].error ?? "ok"])
             }
-            return try .json(
-                Readiness(status: ready ? "ready" : "unavailable", checks: checks),
-                status: ready ? .ok : .serviceUnavailable)
-        }
-        router.get("/metrics") { _, _ in
-            .text(metrics.render() + process.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            return try Self.readiness(ready: ready, checks: checks)
         }
     }
 
-    private func check(_ probe: () async throws -> Void) async -> Readiness.Check {
+    /// `{"status":"ready","checks":{"metadata":{"ok":true},"blobs":{"ok":false,"error":"…"}}}`, keys in this
+    /// order (JSONEncoder's keyed containers are unordered).
+    static func readiness(ready: Bool, checks: [Check]) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        var body = #"{"status":"# + (ready ? #""ready""# : #""unavailable""#) + #","checks":{"#
+        for (index, check) in checks.enumerated() {
+            if index > 0 { body += "," }
+            body += String(decoding: try encoder.encode(check.name), as: UTF8.self) + #":{"ok":"#
+            if let error = check.error {
+                body += #"false,"error":"# + String(decoding: try encoder.encode(error), as: UTF8.self) + "}"
+            } else {
+                body += "true}"
+            }
+        }
+        body += "}}"
+        return Response(
+            status: ready ? .ok : .serviceUnavailable, headers: ["Content-Type": "application/json"],
+            body: .bytes(Array(body.utf8)))
+    }
+
+    private func check(_ name: String, _ probe: () async throws -> Void) async -> Check {
         do {
             try await probe()
-            return .init(ok: true, error: nil)
+            return Check(name: name, error: nil)
         } catch {
-            return .init(ok: false, error: "\(error)")
+            return Check(name: name, error: "\(error)")
         }
     }
 }
