@@ -9,11 +9,16 @@ public enum Identifier {
 
     /// A new identifier such as `file_7k2m…`. `prefix` must be 1–8 lowercase ASCII letters.
     public static func make(prefix: String) -> String {
-        precondition(!prefix.isEmpty && prefix.count <= 8 && prefix.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A })
         // Two draws (one getrandom each) give 128 bits; 20 base32 characters use 100 of them.
         var generator = SystemRandomNumberGenerator()
-        var high: UInt64 = generator.next()
-        var low: UInt64 = generator.next()
+        return make(prefix: prefix, randomBits: (generator.next(), generator.next()))
+    }
+
+    /// The identifier for `prefix` made from 128 random bits the caller drew (for callers that draw random
+    /// bytes in bulk, such as per-request ids); 50 bits of each word are used.
+    public static func make(prefix: String, randomBits: (UInt64, UInt64)) -> String {
+        precondition(!prefix.isEmpty && prefix.count <= 8 && prefix.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A })
+        var (high, low) = randomBits
         var out = [UInt8]()
         out.reserveCapacity(prefix.utf8.count + 21)
         out.append(contentsOf: prefix.utf8)

@@ -1,11 +1,11 @@
+import EarshotCore
 import EarshotCrypto
 import Synchronization
 
-/// Makes request ids in the shape of `Identifier.make(prefix: "req")` — `req_` and 20 Crockford base32 characters
-/// (100 bits from a CSPRNG) — without the two `getrandom(2)` calls per request that `Identifier.make` costs:
-/// random bytes are drawn from ``SecureRandom`` 4 KiB at a time and handed out under a lock.
+/// Makes request ids (`Identifier.make(prefix: "req", randomBits:)`) without the two `getrandom(2)` calls per
+/// request that `Identifier.make(prefix:)` costs: random bytes are drawn from ``SecureRandom`` 4 KiB at a time
+/// and handed out under a lock.
 final class RequestIDGenerator: Sendable {
-    private static let alphabet: [UInt8] = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
     private static let bytesPerID = 16  // two 64-bit words, 50 bits used from each (as Identifier.make)
     private static let refill = 4096
 
@@ -29,21 +29,7 @@ final class RequestIDGenerator: Sendable {
             }
             pool.next += Self.bytesPerID
         }
-        var high = random.0
-        var low = random.1
-        return String(unsafeUninitializedCapacity: 24) { out in
-            out[0] = UInt8(ascii: "r")
-            out[1] = UInt8(ascii: "e")
-            out[2] = UInt8(ascii: "q")
-            out[3] = UInt8(ascii: "_")
-            for index in 0..<10 {
-                out[4 + index] = Self.alphabet[Int(high & 31)]
-                high >>= 5
-                out[14 + index] = Self.alphabet[Int(low & 31)]
-                low >>= 5
-            }
-            return 24
-        }
+        return Identifier.make(prefix: "req", randomBits: random)
     }
 
     private static func randomBytes(_ count: Int) -> [UInt8] {
