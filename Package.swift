@@ -77,7 +77,8 @@ targets += [
 // MARK: - Server
 targets += [
     .target(
-        name: "EarshotServer", dependencies: ["EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore"],
+        name: "EarshotServer",
+        dependencies: ["EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore"],
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotServerTests",

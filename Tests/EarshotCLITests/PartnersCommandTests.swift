@@ -52,7 +52,8 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let created = try await CLIProcess.run(["partners", "create", "Acme", "--json", "--data-dir", directory.path])
-        let credentials = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        let credentials = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
         let arguments = [
             "serve", "--port", "0", "--data-dir", directory.path, "--upload-chunk-size", "64KiB",
             "--upload-max-file-size", "16MiB",
@@ -63,7 +64,8 @@ import Testing
         var base = try await listeningURL(server)
         let partnerToken = try await post(base, "/open/partner/token", json: credentials)["access_token"] as! String
         let userToken =
-            try await post(base, "/open/partner/user-token", token: partnerToken, json: ["user_id": "u1"])["access_token"]
+            try await post(base, "/open/partner/user-token", token: partnerToken, json: ["user_id": "u1"])[
+                "access_token"]
             as! String
         let content = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         let plan = try await post(

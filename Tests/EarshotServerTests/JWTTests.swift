@@ -17,7 +17,8 @@ import Testing
 
     @Test func signingReproducesTheRFCExample() {
         let payload = Array("{\"iss\":\"joe\",\r\n \"exp\":1300819380,\r\n \"http://example.com/is_root\":true}".utf8)
-        let signed = JWT.sign(encodedHeader: "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9", payload: payload, key: Self.key)
+        let signed = JWT.sign(
+            encodedHeader: "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9", payload: payload, key: Self.key)
         #expect(signed == Self.token)
     }
 

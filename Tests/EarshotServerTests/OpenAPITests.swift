@@ -1,9 +1,9 @@
+import EarshotHTTP
+import EarshotStore
 import Foundation
 import Testing
 
 @testable import EarshotServer
-import EarshotHTTP
-import EarshotStore
 
 /// The OpenAPI document: the copy in docs/ matches the served one, and it documents exactly the routes the server
 /// registers.
@@ -33,7 +33,8 @@ import EarshotStore
         let store = try await Application.openMetadataStore(configuration)
         let blobs = try await FileSystemBlobStore(root: directory.appendingPathComponent("blobs"))
         let router = Router()
-        HealthRoutes(metadata: store, blobs: blobs, metrics: HTTPMetrics(), process: ProcessMetrics()).register(on: router)
+        HealthRoutes(metadata: store, blobs: blobs, metrics: HTTPMetrics(), process: ProcessMetrics()).register(
+            on: router)
         let services = Services(configuration: configuration, metadata: store, blobs: blobs)
         services.register(on: router)
         await store.close()
@@ -41,9 +42,10 @@ import EarshotStore
         let served = try JSONSerialization.jsonObject(with: Data(OpenAPIRoutes(links: services.links).served()))
         let paths = try #require((served as? [String: Any])?["paths"] as? [String: [String: Any]])
         let methods = ["get", "put", "post", "delete", "patch", "head", "options"]
-        let documented = Set(paths.flatMap { path, item in
-            item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" }
-        })
+        let documented = Set(
+            paths.flatMap { path, item in
+                item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" }
+            })
         let registered = Set(router.routes.map { "\($0.method.rawValue) \($0.pattern)" })
         #expect(registered.subtracting(documented).isEmpty, "registered but not documented")
         #expect(documented.subtracting(registered).isEmpty, "documented but not registered")

@@ -73,7 +73,8 @@ import Testing
     @Test func aUserTokenCannotDoPartnerOnlyCalls() async throws {
         try await TestPlatform.with { platform in
             let (_, _, userToken) = try await platform.newUser()
-            let response = try await platform.send("POST", APIPath.userToken, token: userToken, json: ["user_id": "other"])
+            let response = try await platform.send(
+                "POST", APIPath.userToken, token: userToken, json: ["user_id": "other"])
             #expect(response.status == 403)
             #expect(response.errorCode == "FORBIDDEN")
             #expect(response.errorMessage.contains("needs a partner token"))
@@ -86,7 +87,8 @@ import Testing
             let (partner, partnerToken, _) = try await platform.newUser()
             let key = try await platform.signingKey(.token)
             let now = Int64(Date().timeIntervalSince1970)
-            func claims(iat: Int64 = now, nbf: Int64 = now, exp: Int64 = now + 600, iss: String = "earshot") -> [UInt8] {
+            func claims(iat: Int64 = now, nbf: Int64 = now, exp: Int64 = now + 600, iss: String = "earshot") -> [UInt8]
+            {
                 let claims = TokenClaims(
                     iss: iss, sub: partner.clientID, partner: partner.clientID, kind: .partner, scope: "partner",
                     iat: iat, nbf: nbf, exp: exp, jti: "tok_test")

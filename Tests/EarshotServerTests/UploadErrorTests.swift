@@ -11,7 +11,8 @@ import Testing
         try await TestPlatform.with { platform in
             let (_, _, token) = try await platform.newUser()
             let path = APIPath.generatePresignedURLs
-            let badType = try await platform.send("POST", path, token: token, json: ["filesize": 10, "filetype": "exe"])
+            let badType = try await platform.send(
+                "POST", path, token: token, json: ["filesize": 10, "filetype": "exe"])
             #expect(badType.status == 400)
             #expect(badType.errorCode == "INVALID_ARGUMENT")
             #expect(badType.errorMessage.contains("filetype \"exe\" is not accepted; use one of: aac, amr"))
@@ -54,10 +55,16 @@ import Testing
             }
             let expires = Int(components.queryItems!.first { $0.name == "expires" }!.value!)!
             let cases: [(String, String, String)] = [
-                ("tampered signature", with("signature", "A" + String(components.queryItems!.last!.value!.dropFirst())), "does not match"),
+                (
+                    "tampered signature",
+                    with("signature", "A" + String(components.queryItems!.last!.value!.dropFirst())), "does not match"
+                ),
                 ("extended expiry", with("expires", String(expires + 3600)), "does not match"),
                 ("unknown key", with("key", "key_00000000000000000000"), "does not match"),
-                ("other part", url.replacingOccurrences(of: "/\(plan.uploadID)/1?", with: "/\(plan.uploadID)/2?"), "does not match"),
+                (
+                    "other part", url.replacingOccurrences(of: "/\(plan.uploadID)/1?", with: "/\(plan.uploadID)/2?"),
+                    "does not match"
+                ),
                 ("unsigned", with("signature", nil), "not signed"),
             ]
             for (name, bad, message) in cases {
@@ -72,7 +79,8 @@ import Testing
             let past = Int64(Date().timeIntervalSince1970) - 10
             let mac = URLSigner.mac(method: .put, path: path, expires: past, kid: key.kid, secret: key.secret)
             let expired = try await platform.send(
-                "PUT", "\(platform.base.absoluteString)\(path)?expires=\(past)&key=\(key.kid)&signature=\(mac)", body: chunk)
+                "PUT", "\(platform.base.absoluteString)\(path)?expires=\(past)&key=\(key.kid)&signature=\(mac)",
+                body: chunk)
             #expect(expired.status == 403)
             #expect(expired.errorMessage.contains("URL expired at"))
             // A download URL cannot be used as an upload URL (method and path are signed).
@@ -101,7 +109,8 @@ import Testing
             #expect(huge.status == 413)
             #expect(huge.errorCode == "PAYLOAD_TOO_LARGE")
             // Nothing was stored by the refused attempts.
-            let status = try await platform.send("GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            let status = try await platform.send(
+                "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
             #expect(try status.decode(UploadStatus.self).parts.isEmpty)
         }
     }
@@ -114,16 +123,19 @@ import Testing
             var etags: [Int: String] = [:]
             for number in [1, 2, 3] { etags[number] = try await platform.putPart(number, of: content, plan: plan) }
 
-            let missingUpload = try await platform.complete(plan, etags: etags.merging([4: "\"00\""]) { a, _ in a }, token: token)
+            let missingUpload = try await platform.complete(
+                plan, etags: etags.merging([4: "\"00\""]) { a, _ in a }, token: token)
             #expect(missingUpload.status == 400)
             #expect(missingUpload.errorMessage.hasPrefix("part 4 was never uploaded"))
             let notListed = try await platform.complete(plan, etags: etags, token: token)
             #expect(notListed.errorMessage.hasPrefix("part 4 is missing from part_list"))
             etags[4] = try await platform.putPart(4, of: content, plan: plan)
-            let wrong = try await platform.complete(plan, etags: etags.merging([3: "\"0123\""]) { _, new in new }, token: token)
+            let wrong = try await platform.complete(
+                plan, etags: etags.merging([3: "\"0123\""]) { _, new in new }, token: token)
             #expect(wrong.status == 400)
             #expect(wrong.errorMessage.hasPrefix("part 3: ETag \"0123\" does not match"))
-            let extra = try await platform.complete(plan, etags: etags.merging([9: "\"00\""]) { a, _ in a }, token: token)
+            let extra = try await platform.complete(
+                plan, etags: etags.merging([9: "\"00\""]) { a, _ in a }, token: token)
             #expect(extra.errorMessage.hasPrefix("part 9 does not exist"))
             let twice = try await platform.send(
                 "POST", APIPath.completeUpload, token: token,
@@ -138,7 +150,8 @@ import Testing
             #expect(otherFile.status == 400)
             #expect(otherFile.errorMessage.contains("does not belong to upload"))
             let malformed = try await platform.send(
-                "POST", APIPath.completeUpload, token: token, json: ["file_id": plan.fileID, "upload_id": plan.uploadID])
+                "POST", APIPath.completeUpload, token: token,
+                json: ["file_id": plan.fileID, "upload_id": plan.uploadID])
             #expect(malformed.errorMessage == "missing field `part_list`")
             // ETags are accepted with or without quotes.
             let unquoted = etags.mapValues { $0.replacingOccurrences(of: "\"", with: "") }
@@ -163,11 +176,14 @@ import Testing
                 var error = object["error"] as? [String: Any] ?? [:]
                 error["request_id"] = nil
                 error["message"] = (error["message"] as? String)?
-                    .replacingOccurrences(of: done.fileID, with: "ID").replacingOccurrences(of: open.uploadID, with: "ID")
+                    .replacingOccurrences(of: done.fileID, with: "ID").replacingOccurrences(
+                        of: open.uploadID, with: "ID"
+                    )
                     .replacingOccurrences(of: "file_00000000000000000000", with: "ID")
                     .replacingOccurrences(of: "upl_00000000000000000000", with: "ID")
                 object["error"] = error
-                return String(decoding: try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self)
+                return String(
+                    decoding: try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self)
             }
             let missingFile = try await platform.send(
                 "GET", "/open/partner/files/file_00000000000000000000", token: bob.partnerToken)
@@ -179,20 +195,28 @@ import Testing
                 let file = try await platform.send("GET", "/open/partner/files/\(done.fileID)", token: token)
                 #expect(file.status == 404)
                 #expect(errorBody(file) == errorBody(missingFile))
-                let parts = try await platform.send("GET", "/open/partner/files/upload/\(open.uploadID)/parts", token: token)
+                let parts = try await platform.send(
+                    "GET", "/open/partner/files/upload/\(open.uploadID)/parts", token: token)
                 #expect(parts.status == 404)
                 #expect(errorBody(parts) == errorBody(missingUpload))
-                let abort = try await platform.send("DELETE", "/open/partner/files/upload/\(open.uploadID)", token: token)
+                let abort = try await platform.send(
+                    "DELETE", "/open/partner/files/upload/\(open.uploadID)", token: token)
                 #expect(abort.status == 404)
                 let complete = try await platform.complete(open, etags: [:], token: token)
                 #expect(complete.status == 404)
             }
             // The owner and the owner's partner see them.
-            #expect(try await platform.send("GET", "/open/partner/files/\(done.fileID)", token: alice.userToken).status == 200)
-            #expect(try await platform.send("GET", "/open/partner/files/\(done.fileID)", token: alice.partnerToken).status == 200)
             #expect(
-                try await platform.send("GET", "/open/partner/files/upload/\(open.uploadID)/parts", token: alice.partnerToken)
-                    .status == 200)
+                try await platform.send("GET", "/open/partner/files/\(done.fileID)", token: alice.userToken).status
+                    == 200)
+            #expect(
+                try await platform.send("GET", "/open/partner/files/\(done.fileID)", token: alice.partnerToken).status
+                    == 200)
+            #expect(
+                try await platform.send(
+                    "GET", "/open/partner/files/upload/\(open.uploadID)/parts", token: alice.partnerToken
+                )
+                .status == 200)
         }
     }
 

@@ -135,7 +135,8 @@ import Testing
             let plan = try await platform.plan(content.count, token: token)
             let etag2 = try await platform.putPart(2, of: content, plan: plan)
 
-            let listing = try await platform.send("GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            let listing = try await platform.send(
+                "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
             #expect(listing.status == 200)
             let status = try listing.decode(UploadStatus.self)
             #expect(status.state == "open")
@@ -170,7 +171,8 @@ import Testing
             #expect(abort.status == 204)
             let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadID)")
             #expect(!FileManager.default.fileExists(atPath: parts.path))
-            let listing = try await platform.send("GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            let listing = try await platform.send(
+                "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
             #expect(listing.status == 404)
             let put = try await platform.send("PUT", plan.parts[1].presignedURL, body: content[65536...])
             #expect(put.status == 404)
@@ -191,7 +193,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(!FileManager.default.fileExists(atPath: parts.path))
-            let listing = try await platform.send("GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            let listing = try await platform.send(
+                "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
             #expect(listing.status == 404)
         }
     }

@@ -20,8 +20,10 @@ struct Services: Sendable {
         let leeway = Duration.seconds(30)
         // A retired key must verify everything it signed: the longest token or URL lifetime, plus skew.
         let retention =
-            [configuration.partnerTokenTTL, configuration.userTokenTTL, configuration.uploadURLTTL,
-             configuration.downloadURLTTL].max()! + leeway
+            [
+                configuration.partnerTokenTTL, configuration.userTokenTTL, configuration.uploadURLTTL,
+                configuration.downloadURLTTL,
+            ].max()! + leeway
         keyring = Keyring(
             metadata: metadata,
             configuration: .init(rotationInterval: configuration.signingKeyRotation, retention: retention), now: now)

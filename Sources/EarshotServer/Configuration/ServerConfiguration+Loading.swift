@@ -84,7 +84,10 @@ extension ServerConfiguration {
             config.connectionTimeout = duration
             return nil
         },
-        Setting(name: "shutdown-grace", valueName: "DURATION", help: "Time in-flight requests get at shutdown (default 10s).") {
+        Setting(
+            name: "shutdown-grace", valueName: "DURATION",
+            help: "Time in-flight requests get at shutdown (default 10s)."
+        ) {
             config, value in
             guard let duration = parseDuration(value) else {
                 return "'\(value)' is not a duration (examples: 10s, 500ms, 1m)"
@@ -108,7 +111,9 @@ extension ServerConfiguration {
             config.maxHeaderBytes = size
             return nil
         },
-        Setting(name: "log-level", valueName: "LEVEL", help: "trace, debug, info, notice, warning or error (default info).") {
+        Setting(
+            name: "log-level", valueName: "LEVEL", help: "trace, debug, info, notice, warning or error (default info)."
+        ) {
             config, value in
             guard let level = Logger.Level(name: value) else {
                 return "'\(value)' is not one of trace, debug, info, notice, warning, error"
@@ -123,7 +128,8 @@ extension ServerConfiguration {
         },
         Setting(
             name: "public-url", valueName: "URL",
-            help: "Base URL clients use, for presigned and download links (default http://<host>:<port>).") {
+            help: "Base URL clients use, for presigned and download links (default http://<host>:<port>)."
+        ) {
             config, value in
             guard let url = URL(string: value), let scheme = url.scheme, ["http", "https"].contains(scheme),
                 url.host != nil, url.path.isEmpty || url.path == "/", url.query == nil
@@ -131,10 +137,12 @@ extension ServerConfiguration {
             config.publicURL = value.hasSuffix("/") ? String(value.dropLast()) : value
             return nil
         },
-        Setting(name: "api-prefix", valueName: "PATH", help: "Path prefix in front of the platform API (default none).") {
+        Setting(name: "api-prefix", valueName: "PATH", help: "Path prefix in front of the platform API (default none).")
+        {
             config, value in
             let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
-            guard trimmed.isEmpty || (trimmed.hasPrefix("/") && !trimmed.contains("//") && !trimmed.contains("?")) else {
+            guard trimmed.isEmpty || (trimmed.hasPrefix("/") && !trimmed.contains("//") && !trimmed.contains("?"))
+            else {
                 return "'\(value)' is not a path prefix (example: /developer/api)"
             }
             config.apiPrefix = trimmed
@@ -150,13 +158,16 @@ extension ServerConfiguration {
         },
         Setting(name: "upload-max-file-size", valueName: "SIZE", help: "Largest uploaded file (default 2GiB).") {
             config, value in
-            guard let size = parseByteSize(value), size >= 1 else { return "'\(value)' is not a size (example: 500MiB)" }
+            guard let size = parseByteSize(value), size >= 1 else {
+                return "'\(value)' is not a size (example: 500MiB)"
+            }
             config.uploadMaxFileSize = size
             return nil
         },
         Setting(
             name: "upload-filetypes", valueName: "LIST",
-            help: "Accepted file types, comma-separated (default aac,amr,flac,m4a,mp3,ogg,opus,wav,webm).") {
+            help: "Accepted file types, comma-separated (default aac,amr,flac,m4a,mp3,ogg,opus,wav,webm)."
+        ) {
             config, value in
             let types = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard !types.isEmpty, types.allSatisfy({ FileTypes.isWellFormed($0) }) else {

@@ -21,8 +21,11 @@ struct OpenAPIRoutes: Sendable {
         document["servers"] = [["url": links.url("", query: "").dropLast(links.prefix.count).description]]
         if !links.prefix.isEmpty {
             document["paths"] = Dictionary(
-                uniqueKeysWithValues: paths.map { ($0.key.hasPrefix("/open/") ? links.prefix + $0.key : $0.key, $0.value) })
+                uniqueKeysWithValues: paths.map {
+                    ($0.key.hasPrefix("/open/") ? links.prefix + $0.key : $0.key, $0.value)
+                })
         }
-        return Array(try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
+        return Array(
+            try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 }

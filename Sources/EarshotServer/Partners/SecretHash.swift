@@ -51,7 +51,8 @@ struct SecretHash: Sendable, Equatable {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
-                    with: Result { try PBKDF2.sha256(password: Array(secret.utf8), salt: salt, iterations: iterations) })
+                    with: Result { try PBKDF2.sha256(password: Array(secret.utf8), salt: salt, iterations: iterations) }
+                )
             }
         }
     }

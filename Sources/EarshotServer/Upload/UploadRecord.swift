@@ -11,7 +11,8 @@ struct UploadRecord: Sendable, Decodable {
     let state: String
     let createdAt: Int64
 
-    static let columns = "id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, state, created_at"
+    static let columns =
+        "id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, state, created_at"
 
     enum CodingKeys: String, CodingKey {
         case id

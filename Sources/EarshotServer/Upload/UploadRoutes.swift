@@ -36,7 +36,8 @@ struct UploadRoutes: Sendable {
         }
         api.get(APIPath.uploadParts) { request, context in
             let caller = try await tokens.authenticate(request)
-            return try .json(try await uploads.status(for: caller, uploadID: try context.parameters.require("upload_id")))
+            return try .json(
+                try await uploads.status(for: caller, uploadID: try context.parameters.require("upload_id")))
         }
         api.delete(APIPath.upload) { request, context in
             let caller = try await tokens.authenticate(request)

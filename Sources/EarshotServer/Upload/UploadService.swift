@@ -42,7 +42,8 @@ struct UploadService: Sendable {
 
     func plan(for caller: Principal, filesize: Int, filetype rawType: String) async throws -> UploadPlan {
         try caller.require(.filesWrite)
-        let filetype = rawType.lowercased().hasPrefix(".") ? String(rawType.lowercased().dropFirst()) : rawType.lowercased()
+        let filetype =
+            rawType.lowercased().hasPrefix(".") ? String(rawType.lowercased().dropFirst()) : rawType.lowercased()
         guard configuration.filetypes.contains(filetype) else {
             throw PlatformError.invalidArgument(
                 "filetype \"\(rawType)\" is not accepted; use one of: "
@@ -76,7 +77,9 @@ struct UploadService: Sendable {
         }
         logger.info(
             "upload planned",
-            metadata: ["upload": upload.id, "partner": upload.partnerID, "size": "\(filesize)", "parts": "\(partCount)"])
+            metadata: [
+                "upload": upload.id, "partner": upload.partnerID, "size": "\(filesize)", "parts": "\(partCount)",
+            ])
         return UploadPlan(fileID: upload.fileID, uploadID: upload.id, chunkSize: chunk, parts: parts)
     }
 
@@ -131,7 +134,8 @@ struct UploadService: Sendable {
         var pending: [UploadStatus.PendingPart] = []
         if found.isOpen {
             for number in 1...found.partCount where !have.contains(number) {
-                pending.append(.init(partNumber: number, presignedURL: try await partURL(upload: uploadID, part: number)))
+                pending.append(
+                    .init(partNumber: number, presignedURL: try await partURL(upload: uploadID, part: number)))
             }
         }
         return UploadStatus(
@@ -172,13 +176,17 @@ struct UploadService: Sendable {
             }
             if !current.isOpen {
                 // Completing again answers the same file (a retry after a lost response).
-                return CompleteUploadResponse(downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
+                return CompleteUploadResponse(
+                    downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
             }
             let stored = Dictionary(uniqueKeysWithValues: try await storedParts(current.id).map { ($0.partNumber, $0) })
             try Self.check(request.partList, against: stored, upload: current)
-            let partKeys = try (1...current.partCount).map { try BlobKey(UploadRecord.partKey(upload: current.id, part: $0)) }
+            let partKeys = try (1...current.partCount).map {
+                try BlobKey(UploadRecord.partKey(upload: current.id, part: $0))
+            }
             let fileKey = try BlobKey("files/\(current.fileID)")
-            let info = try await blobs.compose(partKeys, into: fileKey, options: .init(expectedSize: Int64(current.filesize)))
+            let info = try await blobs.compose(
+                partKeys, into: fileKey, options: .init(expectedSize: Int64(current.filesize)))
             let at = milliseconds(now())
             try await metadata.write { db in
                 try db.execute(
@@ -193,7 +201,8 @@ struct UploadService: Sendable {
             logger.info(
                 "upload completed",
                 metadata: ["upload": current.id, "file": current.fileID, "size": "\(current.filesize)"])
-            return CompleteUploadResponse(downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
+            return CompleteUploadResponse(
+                downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
         }
     }
 
@@ -213,11 +222,13 @@ struct UploadService: Sendable {
         }
         for number in 1...upload.partCount {
             guard let entry = list.first(where: { $0.partNumber == number }) else {
-                throw .invalidArgument("part \(number) is missing from part_list; list every part 1-\(upload.partCount)")
+                throw .invalidArgument(
+                    "part \(number) is missing from part_list; list every part 1-\(upload.partCount)")
             }
             guard let part = stored[number] else {
                 throw .invalidArgument(
-                    "part \(number) was never uploaded; PUT it first (GET \(APIPath.uploadParts) lists the missing parts)")
+                    "part \(number) was never uploaded; PUT it first (GET \(APIPath.uploadParts) lists the missing parts)"
+                )
             }
             guard normalizedETag(entry.etag) == part.md5 else {
                 throw .invalidArgument(
@@ -225,7 +236,8 @@ struct UploadService: Sendable {
                         + "\(number) or send the ETag its PUT returned")
             }
             guard part.size == upload.expectedSize(ofPart: number) else {
-                throw .invalidArgument("part \(number) has \(part.size) bytes, expected \(upload.expectedSize(ofPart: number))")
+                throw .invalidArgument(
+                    "part \(number) has \(part.size) bytes, expected \(upload.expectedSize(ofPart: number))")
             }
         }
     }
@@ -302,7 +314,8 @@ struct UploadService: Sendable {
 
     private func partURL(upload: String, part: Int) async throws -> String {
         let path = "/open/partner/files/upload/parts/\(upload)/\(part)"
-        return links.url(path, query: try await signer.sign(method: .put, path: path, lifetime: configuration.partURLTTL))
+        return links.url(
+            path, query: try await signer.sign(method: .put, path: path, lifetime: configuration.partURLTTL))
     }
 
     func downloadURL(fileID: String) async throws -> String {

@@ -13,7 +13,9 @@ enum PartnersCommand: Command {
             same database as 'earshot serve' (--data-dir, --database, --config or EARSHOT_* variables) and is \
             safe while the server runs.
             """,
-        options: ServerConfiguration.commandLineOptions.filter { ["config", "data-dir", "database"].contains($0.name) },
+        options: ServerConfiguration.commandLineOptions.filter {
+            ["config", "data-dir", "database"].contains($0.name)
+        },
         flags: [.init("json", help: "Print JSON instead of text.")],
         positionals: [
             .init("ACTION", help: "create, list, disable or enable."),
