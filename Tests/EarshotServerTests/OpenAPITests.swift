@@ -24,6 +24,10 @@ import Testing
 
     @Test(arguments: ["", "/developer/api"])
     func everyRegisteredRouteIsDocumentedAndViceVersa(prefix: String) async throws {
+        try await TestPlatform.gate.withLock("server") { try await checkRoutes(prefix: prefix) }
+    }
+
+    func checkRoutes(prefix: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-openapi-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = ServerConfiguration()

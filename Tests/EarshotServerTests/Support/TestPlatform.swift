@@ -21,6 +21,17 @@ struct TestPlatform: Sendable {
         _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (TestPlatform) async throws -> Void
     ) async throws {
+        // One platform server at a time: the test process also runs suites that measure its resident memory
+        // (streamed uploads and decoding with flat RSS), and dozens of concurrent servers would skew them.
+        try await gate.withLock("server") { try await run(configure, body) }
+    }
+
+    static let gate = KeyedLock()
+
+    private static func run(
+        _ configure: @Sendable (inout ServerConfiguration) -> Void,
+        _ body: @Sendable (TestPlatform) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-platform-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
