@@ -91,10 +91,13 @@ targets += [
 // MARK: - Server
 targets += [
     .target(
-        name: "EarshotServer", dependencies: ["EarshotCore", "EarshotAPI", "EarshotHTTP", "EarshotStore"],
+        name: "EarshotServer",
+        dependencies: ["EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotCore"], swiftSettings: swiftSettings),
+        name: "EarshotServerTests",
+        dependencies: ["EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore"],
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: - Executable

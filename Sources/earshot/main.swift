@@ -6,6 +6,7 @@ import EarshotCore
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
     ServeCommand.self,
+    PartnersCommand.self,
     EvalTextCommand.self,
     BenchEvalCommand.self,
     VersionCommand.self,

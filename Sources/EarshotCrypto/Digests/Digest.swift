@@ -53,3 +53,11 @@ public struct Digest: Hashable, Sendable, CustomStringConvertible {
         return diff == 0
     }
 }
+
+/// Comparisons whose duration does not depend on the content (for secrets, MACs and password hashes).
+public enum ConstantTime {
+    /// True when `a` and `b` hold the same bytes; the time depends only on the lengths.
+    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        Digest(bytes: a).constantTimeEquals(Digest(bytes: b))
+    }
+}

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// ``run(onListening:)`` serves until its task is cancelled (the executable cancels it on SIGTERM/SIGINT), then
 /// stops accepting, lets in-flight requests finish within ``ServerConfiguration/shutdownGrace`` and closes the
-/// stores.
+/// stores. Background maintenance (garbage collection of abandoned uploads, signing-key rotation) runs as a
+/// child task of `run` and stops with it.
 public struct Application: Sendable {
     public let configuration: ServerConfiguration
     let logger = Logger(label: "server")
@@ -22,17 +23,21 @@ public struct Application: Sendable {
     /// - Throws: store errors at open (bad path, schema too new, failed migration) and HTTP start errors
     ///   (port in use); each message says what to fix.
     public func run(onListening: @Sendable (Int) -> Void = { _ in }) async throws {
-        let metadata = try await openMetadataStore()
+        let metadata = try await Self.openMetadataStore(configuration)
         do {
             let blobs = try await FileSystemBlobStore(root: URL(fileURLWithPath: configuration.resolvedBlobDirectory))
             let metrics = HTTPMetrics()
             let router = Router()
+            let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
             HealthRoutes(metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics())
                 .register(on: router)
+            services.register(on: router)
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }
                 let port = try await server.waitUntilListening()
+                services.links.setDerivedBase("http://\(urlHost):\(port)")
+                group.addTask { await services.maintain(every: maintenanceInterval) }
                 logger.notice(
                     "earshot listening",
                     metadata: [
@@ -40,6 +45,9 @@ public struct Application: Sendable {
                         "blobs": configuration.resolvedBlobDirectory, "version": EarshotVersion.current,
                     ])
                 onListening(port)
+                // The server returns when cancelled or shut down; maintenance then stops too.
+                try await group.next()
+                group.cancelAll()
                 try await group.waitForAll()
             }
         } catch {
@@ -58,9 +66,15 @@ public struct Application: Sendable {
             errorMapper: ErrorTable.map)
     }
 
+    /// How often abandoned uploads are collected and key ages checked: a quarter of `upload-max-age`, between
+    /// 100 ms and 5 minutes.
+    var maintenanceInterval: Duration {
+        min(max(configuration.uploadMaxAge / 4, .milliseconds(100)), .seconds(300))
+    }
+
     private var urlHost: String { configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host }
 
-    private func openMetadataStore() async throws -> SQLiteMetadataStore {
+    static func openMetadataStore(_ configuration: ServerConfiguration) async throws -> SQLiteMetadataStore {
         let path = configuration.resolvedDatabasePath
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)

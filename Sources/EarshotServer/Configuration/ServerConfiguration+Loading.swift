@@ -84,7 +84,10 @@ extension ServerConfiguration {
             config.connectionTimeout = duration
             return nil
         },
-        Setting(name: "shutdown-grace", valueName: "DURATION", help: "Time in-flight requests get at shutdown (default 10s).") {
+        Setting(
+            name: "shutdown-grace", valueName: "DURATION",
+            help: "Time in-flight requests get at shutdown (default 10s)."
+        ) {
             config, value in
             guard let duration = parseDuration(value) else {
                 return "'\(value)' is not a duration (examples: 10s, 500ms, 1m)"
@@ -108,7 +111,9 @@ extension ServerConfiguration {
             config.maxHeaderBytes = size
             return nil
         },
-        Setting(name: "log-level", valueName: "LEVEL", help: "trace, debug, info, notice, warning or error (default info).") {
+        Setting(
+            name: "log-level", valueName: "LEVEL", help: "trace, debug, info, notice, warning or error (default info)."
+        ) {
             config, value in
             guard let level = Logger.Level(name: value) else {
                 return "'\(value)' is not one of trace, debug, info, notice, warning, error"
@@ -121,7 +126,78 @@ extension ServerConfiguration {
             config.logFormat = format
             return nil
         },
+        Setting(
+            name: "public-url", valueName: "URL",
+            help: "Base URL clients use, for presigned and download links (default http://<host>:<port>)."
+        ) {
+            config, value in
+            guard let url = URL(string: value), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil, url.path.isEmpty || url.path == "/", url.query == nil
+            else { return "'\(value)' is not an http(s) URL without a path (example: https://earshot.example.com)" }
+            config.publicURL = value.hasSuffix("/") ? String(value.dropLast()) : value
+            return nil
+        },
+        Setting(name: "api-prefix", valueName: "PATH", help: "Path prefix in front of the platform API (default none).")
+        {
+            config, value in
+            let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
+            guard trimmed.isEmpty || (trimmed.hasPrefix("/") && !trimmed.contains("//") && !trimmed.contains("?"))
+            else {
+                return "'\(value)' is not a path prefix (example: /developer/api)"
+            }
+            config.apiPrefix = trimmed
+            return nil
+        },
+        Setting(name: "upload-chunk-size", valueName: "SIZE", help: "Part size of multipart uploads (default 5MiB).") {
+            config, value in
+            guard let size = parseByteSize(value), (1024...(1 << 30)).contains(size) else {
+                return "'\(value)' is not a size between 1KiB and 1GiB"
+            }
+            config.uploadChunkSize = size
+            return nil
+        },
+        Setting(name: "upload-max-file-size", valueName: "SIZE", help: "Largest uploaded file (default 2GiB).") {
+            config, value in
+            guard let size = parseByteSize(value), size >= 1 else {
+                return "'\(value)' is not a size (example: 500MiB)"
+            }
+            config.uploadMaxFileSize = size
+            return nil
+        },
+        Setting(
+            name: "upload-filetypes", valueName: "LIST",
+            help: "Accepted file types, comma-separated (default aac,amr,flac,m4a,mp3,ogg,opus,wav,webm)."
+        ) {
+            config, value in
+            let types = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard !types.isEmpty, types.allSatisfy({ FileTypes.isWellFormed($0) }) else {
+                return "'\(value)' is not a comma-separated list of extensions (example: m4a,mp3,wav)"
+            }
+            config.uploadFiletypes = types
+            return nil
+        },
+        durationSetting("upload-url-ttl", "Lifetime of presigned part URLs (default 1h).", \.uploadURLTTL),
+        durationSetting("download-url-ttl", "Lifetime of download URLs (default 24h).", \.downloadURLTTL),
+        durationSetting(
+            "upload-max-age", "Unfinished uploads idle this long are deleted (default 24h).", \.uploadMaxAge),
+        durationSetting("partner-token-ttl", "Lifetime of partner tokens (default 2h).", \.partnerTokenTTL),
+        durationSetting("user-token-ttl", "Lifetime and cap of user tokens (default 24h).", \.userTokenTTL),
+        durationSetting(
+            "signing-key-rotation", "Age at which signing keys are replaced (default 30d).", \.signingKeyRotation),
     ]
+
+    /// A setting holding a duration of at least one second.
+    private static func durationSetting(
+        _ name: String, _ help: String, _ path: any WritableKeyPath<ServerConfiguration, Duration> & Sendable
+    ) -> Setting {
+        Setting(name: name, valueName: "DURATION", help: help) { config, value in
+            guard let duration = parseDuration(value), duration >= .seconds(1) else {
+                return "'\(value)' is not a duration of at least 1s (examples: 90s, 30m, 24h, 7d)"
+            }
+            config[keyPath: path] = duration
+            return nil
+        }
+    }
 
     /// Command-line options for every setting, plus `--config`.
     public static var commandLineOptions: [CommandSpec.Option] {
@@ -163,6 +239,14 @@ extension ServerConfiguration {
                     issues.append(ConfigurationIssue(setting: setting.name, source: source, message: problem))
                 }
             }
+        }
+        let parts = (config.uploadMaxFileSize + config.uploadChunkSize - 1) / config.uploadChunkSize
+        if issues.isEmpty && parts > UploadService.maximumPartCount {
+            issues.append(
+                ConfigurationIssue(
+                    setting: "upload-max-file-size", source: "with upload-chunk-size",
+                    message: "\(config.uploadMaxFileSize) bytes in parts of \(config.uploadChunkSize) would need "
+                        + "\(parts) parts (at most \(UploadService.maximumPartCount)); raise upload-chunk-size"))
         }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return config
@@ -224,9 +308,9 @@ extension ServerConfiguration {
     }
 }
 
-/// `30s`, `500ms`, `2m`, `1h`, or a plain number of seconds.
+/// `30s`, `500ms`, `2m`, `1h`, `7d`, or a plain number of seconds.
 func parseDuration(_ text: String) -> Duration? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
     for (suffix, scale) in units where text.hasSuffix(suffix) {
         guard let number = Double(text.dropLast(suffix.count)), number >= 0, number.isFinite else { return nil }
         return .milliseconds(Int64((number * scale * 1000).rounded()))

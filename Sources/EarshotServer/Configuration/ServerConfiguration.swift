@@ -32,6 +32,29 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     /// Log line format.
     public var logFormat: LogSink.Format = .logfmt
+    /// Base URL clients reach this server at (scheme, host, port; no path), used in presigned and download
+    /// URLs. Nil means `http://<host>:<bound port>`; set it when a proxy or load balancer is in front.
+    public var publicURL: String?
+    /// A path prefix in front of the platform API (`/developer/api`); empty by default.
+    public var apiPrefix = ""
+    /// Part size of multipart uploads (`ChunkSize`): every part but the last has exactly this many bytes.
+    public var uploadChunkSize = 5 << 20
+    /// Largest file the upload API accepts.
+    public var uploadMaxFileSize = 2 << 30
+    /// File types (lowercase extensions) the upload API accepts.
+    public var uploadFiletypes = ["aac", "amr", "flac", "m4a", "mp3", "ogg", "opus", "wav", "webm"]
+    /// Lifetime of presigned part URLs (fresh ones come from the list-parts call).
+    public var uploadURLTTL: Duration = .seconds(3600)
+    /// Lifetime of download URLs.
+    public var downloadURLTTL: Duration = .seconds(86400)
+    /// Unfinished uploads with no activity for this long are deleted with their parts.
+    public var uploadMaxAge: Duration = .seconds(86400)
+    /// Lifetime of partner access tokens.
+    public var partnerTokenTTL: Duration = .seconds(7200)
+    /// Lifetime (and cap) of user access tokens.
+    public var userTokenTTL: Duration = .seconds(86400)
+    /// Token and URL signing keys are replaced after this long (old keys keep verifying what they signed).
+    public var signingKeyRotation: Duration = .seconds(30 * 86400)
 
     public init() {}
 

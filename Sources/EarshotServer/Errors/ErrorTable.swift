@@ -1,3 +1,4 @@
+import EarshotAPI
 import EarshotHTTP
 import EarshotStore
 
@@ -8,8 +9,25 @@ import EarshotStore
 enum ErrorTable {
     static func map(_ error: any Error) -> HTTPError? {
         switch error {
+        case let error as PlatformError: map(error)
         case let error as StoreError: map(error)
         default: nil
+        }
+    }
+
+    static func map(_ error: PlatformError) -> HTTPError {
+        switch error.code {
+        case .unauthorized:
+            // RFC 6750 §3: tell the client which scheme to use and that the token is the problem.
+            HTTPError(
+                .unauthorized, code: ErrorCode.unauthorized.rawValue, message: error.message,
+                headers: ["WWW-Authenticate": #"Bearer realm="earshot", error="invalid_token""#])
+        case .forbidden: HTTPError(.forbidden, code: ErrorCode.forbidden.rawValue, message: error.message)
+        case .notFound: HTTPError(.notFound, code: ErrorCode.notFound.rawValue, message: error.message)
+        case .conflict: HTTPError(.conflict, code: ErrorCode.conflict.rawValue, message: error.message)
+        case .payloadTooLarge:
+            HTTPError(.contentTooLarge, code: ErrorCode.payloadTooLarge.rawValue, message: error.message)
+        default: HTTPError(.badRequest, code: ErrorCode.invalidArgument.rawValue, message: error.message)
         }
     }
 

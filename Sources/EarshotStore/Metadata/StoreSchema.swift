@@ -14,6 +14,73 @@ public enum StoreSchema {
                     value      TEXT NOT NULL,
                     updated_at TEXT NOT NULL
                 );
-                """)
+                """),
+        Migration(
+            version: 2, name: "partners_and_signing_keys",
+            sql: """
+                -- Partners are tenants. `id` doubles as the OAuth client_id; the secret is kept only as a salted
+                -- PBKDF2-HMAC-SHA256 hash ("pbkdf2-sha256$<iterations>$<salt b64url>$<hash b64url>").
+                CREATE TABLE partners (
+                    id          TEXT PRIMARY KEY,
+                    name        TEXT NOT NULL,
+                    secret_hash TEXT NOT NULL,
+                    status      TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
+                    created_at  INTEGER NOT NULL
+                );
+                -- HMAC keys for access tokens (purpose 'token', JWT kid) and signed URLs (purpose 'url').
+                -- The newest unretired key of a purpose signs; every key verifies until it is deleted, which
+                -- happens once nothing it signed can still be valid. Times are Unix milliseconds.
+                CREATE TABLE signing_keys (
+                    kid        TEXT PRIMARY KEY,
+                    purpose    TEXT NOT NULL CHECK (purpose IN ('token', 'url')),
+                    secret     BLOB NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    retired_at INTEGER
+                );
+                CREATE INDEX signing_keys_purpose ON signing_keys (purpose, created_at);
+                """),
+        Migration(
+            version: 3, name: "uploads_and_files",
+            sql: """
+                -- A multipart upload in progress (state 'open') or assembled ('completed'). Every row belongs to
+                -- one partner (tenant); user_id is the partner's user when a user token created it.
+                CREATE TABLE uploads (
+                    id         TEXT PRIMARY KEY,
+                    file_id    TEXT NOT NULL UNIQUE,
+                    partner_id TEXT NOT NULL REFERENCES partners (id),
+                    user_id    TEXT,
+                    filesize   INTEGER NOT NULL CHECK (filesize > 0),
+                    filetype   TEXT NOT NULL,
+                    chunk_size INTEGER NOT NULL CHECK (chunk_size > 0),
+                    part_count INTEGER NOT NULL CHECK (part_count > 0),
+                    state      TEXT NOT NULL CHECK (state IN ('open', 'completed')),
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE INDEX uploads_partner ON uploads (partner_id, created_at);
+                CREATE INDEX uploads_state ON uploads (state, created_at);
+                -- Parts received; the bytes are the blob uploads/<upload id>/part-<5 digits>.
+                CREATE TABLE upload_parts (
+                    upload_id   TEXT NOT NULL REFERENCES uploads (id) ON DELETE CASCADE,
+                    part_number INTEGER NOT NULL CHECK (part_number > 0),
+                    size        INTEGER NOT NULL,
+                    md5         TEXT NOT NULL,
+                    uploaded_at INTEGER NOT NULL,
+                    PRIMARY KEY (upload_id, part_number)
+                );
+                -- Assembled files; the bytes are the blob files/<id>.
+                CREATE TABLE files (
+                    id         TEXT PRIMARY KEY,
+                    partner_id TEXT NOT NULL REFERENCES partners (id),
+                    user_id    TEXT,
+                    upload_id  TEXT NOT NULL UNIQUE,
+                    size       INTEGER NOT NULL,
+                    sha256     TEXT NOT NULL,
+                    filetype   TEXT NOT NULL,
+                    blob_key   TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX files_partner ON files (partner_id, user_id, created_at);
+                """),
     ]
 }

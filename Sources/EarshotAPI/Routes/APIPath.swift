@@ -1,0 +1,25 @@
+/// The platform API's paths (relative to the server's base URL and optional prefix such as `/developer/api`).
+///
+/// `{name}` marks a path parameter. Server, SDK and CLI use these constants so a path is spelled once.
+public enum APIPath {
+    /// `POST`: client credentials → partner token.
+    public static let partnerToken = "/open/partner/token"
+    /// `POST` (partner token): `user_id` → user token.
+    public static let userToken = "/open/partner/user-token"
+    /// `POST` (partner or user token): `{filesize, filetype}` → upload plan.
+    public static let generatePresignedURLs = "/open/partner/files/upload/generate-presigned-urls"
+    /// `POST` (partner or user token): assemble the parts.
+    public static let completeUpload = "/open/partner/files/upload/complete-upload"
+    /// `PUT` (signed URL): one part's bytes.
+    public static let uploadPart = "/open/partner/files/upload/parts/{upload_id}/{part_number}"
+    /// `GET` (partner or user token): parts received so far, fresh URLs for the rest.
+    public static let uploadParts = "/open/partner/files/upload/{upload_id}/parts"
+    /// `DELETE` (partner or user token): abort an upload and discard its parts.
+    public static let upload = "/open/partner/files/upload/{upload_id}"
+    /// `GET` (partner or user token): a file's metadata and a fresh download URL.
+    public static let file = "/open/partner/files/{file_id}"
+    /// `GET` (signed URL): the file's bytes, with `Range`.
+    public static let fileDownload = "/open/partner/files/{file_id}/download"
+    /// `GET`: the OpenAPI 3.1 document.
+    public static let openAPI = "/openapi.json"
+}

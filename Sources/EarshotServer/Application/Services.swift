@@ -1,0 +1,73 @@
+import EarshotCore
+import EarshotHTTP
+import EarshotStore
+import Foundation
+
+/// The platform's services built from the configuration and the stores, and the routes that expose them.
+struct Services: Sendable {
+    let keyring: Keyring
+    let tokens: TokenService
+    let uploads: UploadService
+    let links: PublicLinks
+    let configuration: ServerConfiguration
+    private let logger = Logger(label: "maintenance")
+
+    init(
+        configuration: ServerConfiguration, metadata: any MetadataStore, blobs: any BlobStore,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.configuration = configuration
+        let leeway = Duration.seconds(30)
+        // A retired key must verify everything it signed: the longest token or URL lifetime, plus skew.
+        let retention =
+            [
+                configuration.partnerTokenTTL, configuration.userTokenTTL, configuration.uploadURLTTL,
+                configuration.downloadURLTTL,
+            ].max()! + leeway
+        keyring = Keyring(
+            metadata: metadata,
+            configuration: .init(rotationInterval: configuration.signingKeyRotation, retention: retention), now: now)
+        let partners = PartnerDirectory(metadata: metadata, now: now)
+        tokens = TokenService(
+            keyring: keyring, partners: partners,
+            configuration: .init(
+                partnerTokenTTL: configuration.partnerTokenTTL, userTokenTTL: configuration.userTokenTTL,
+                leeway: leeway),
+            now: now)
+        links = PublicLinks(configuredBase: configuration.publicURL, prefix: configuration.apiPrefix)
+        uploads = UploadService(
+            metadata: metadata, blobs: blobs, signer: URLSigner(keyring: keyring, now: now), links: links,
+            configuration: .init(
+                chunkSize: configuration.uploadChunkSize, maxFileSize: configuration.uploadMaxFileSize,
+                filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
+                downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
+            now: now)
+    }
+
+    /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.
+    func register(on router: Router) {
+        let api = configuration.apiPrefix.isEmpty ? router.group("/") : router.group(configuration.apiPrefix)
+        AuthRoutes(tokens: tokens).register(on: api)
+        UploadRoutes(
+            uploads: uploads, tokens: tokens,
+            spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
+        ).register(on: api)
+        OpenAPIRoutes(links: links).register(on: router)
+    }
+
+    /// Collects abandoned uploads and rotates/expires signing keys every `interval`, until cancelled. A failed
+    /// round is logged and retried at the next one.
+    func maintain(every interval: Duration) async {
+        while !Task.isCancelled {
+            do {
+                try await uploads.sweep()
+                try await keyring.maintain()
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("maintenance round failed", metadata: ["error": "\(error)"])
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import EarshotAPI
+import EarshotHTTP
+
+/// `POST /open/partner/token` (client credentials → partner token) and `POST /open/partner/user-token`
+/// (partner token + `user_id` → user token).
+struct AuthRoutes: Sendable {
+    let tokens: TokenService
+
+    func register(on api: some RouteBuilder) {
+        api.post(APIPath.partnerToken) { request, _ in
+            let body = try request.decode(PartnerTokenRequest.self)
+            let partner = try await tokens.partners.authenticate(
+                clientID: body.clientID, clientSecret: body.clientSecret)
+            return try .json(try await tokens.partnerToken(for: partner), headers: ["Cache-Control": "no-store"])
+        }
+        api.post(APIPath.userToken) { request, _ in
+            let caller = try await tokens.authenticate(request)
+            try caller.requirePartner("issuing user tokens")
+            let body = try request.decode(UserTokenRequest.self)
+            let token = try await tokens.userToken(for: caller, userID: body.userID, ttlSeconds: body.ttlSeconds)
+            return try .json(token, headers: ["Cache-Control": "no-store"])
+        }
+    }
+}

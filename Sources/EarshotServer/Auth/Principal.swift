@@ -1,0 +1,31 @@
+/// The authenticated caller of a request: a partner, or one of a partner's users.
+///
+/// Every query a handler makes filters by ``partnerID`` (the tenant); user principals also filter by ``userID``.
+struct Principal: Sendable, Equatable {
+    /// The tenant.
+    let partnerID: String
+    /// The partner's user, for user tokens; nil for partner tokens.
+    let userID: String?
+    /// What the token may do.
+    let scopes: Set<String>
+    /// The token id (`jti`), for logs.
+    let tokenID: String
+
+    var isPartner: Bool { userID == nil }
+
+    /// Throws 403 `FORBIDDEN` unless this is a partner token.
+    func requirePartner(_ what: String) throws(PlatformError) {
+        guard isPartner else {
+            throw .forbidden(
+                "\(what) needs a partner token; user tokens can only upload files, bind devices and read their "
+                    + "own user's records")
+        }
+    }
+
+    /// Throws 403 `FORBIDDEN` unless the token carries `scope` (partner tokens carry every scope).
+    func require(_ scope: Scope) throws(PlatformError) {
+        guard isPartner || scopes.contains(scope.rawValue) else {
+            throw .forbidden("this token lacks the \"\(scope.rawValue)\" scope")
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import EarshotAPI
+import EarshotCore
+import EarshotHTTP
+import Foundation
+
+/// Issues and verifies access tokens: HS256 JWTs with a `kid` from the ``Keyring``.
+///
+/// A token is accepted only when its structure, algorithm (`HS256`), key id, signature (constant-time),
+/// issuer, expiry and not-before (each with ``Configuration/leeway`` for clock skew) all check out and its
+/// partner is still active. Every failure is 401 `UNAUTHORIZED`, with a message that says which check failed.
+struct TokenService: Sendable {
+    struct Configuration: Sendable {
+        /// `iss` of every token, checked on verification.
+        var issuer = "earshot"
+        /// Lifetime of partner tokens.
+        var partnerTokenTTL: Duration = .seconds(7200)
+        /// Lifetime of user tokens when the request names none, and the cap when it does.
+        var userTokenTTL: Duration = .seconds(86400)
+        /// Clock skew tolerated on `exp` and `nbf`.
+        var leeway: Duration = .seconds(30)
+    }
+
+    let keyring: Keyring
+    let partners: PartnerDirectory
+    let configuration: Configuration
+    var now: @Sendable () -> Date = Date.init
+
+    /// A partner token for an authenticated partner.
+    func partnerToken(for partner: Partner) async throws -> TokenResponse {
+        let ttl = Int(configuration.partnerTokenTTL.components.seconds)
+        let token = try await sign(
+            subject: partner.id, partner: partner.id, kind: .partner, scopes: [.partner], ttlSeconds: ttl)
+        return TokenResponse(accessToken: token, expiresIn: ttl)
+    }
+
+    /// A user token for `userID` of the calling partner, living `ttlSeconds` capped at the configured maximum.
+    func userToken(for caller: Principal, userID: String, ttlSeconds: Int?) async throws -> TokenResponse {
+        try caller.requirePartner("issuing user tokens")
+        guard Self.isValidUserID(userID) else {
+            throw PlatformError.invalidArgument(
+                "user_id must be 1-128 characters of letters, digits and . _ @ : - (got \(userID.count) characters)")
+        }
+        let cap = Int(configuration.userTokenTTL.components.seconds)
+        if let ttlSeconds, ttlSeconds < 1 {
+            throw PlatformError.invalidArgument("ttl_seconds must be positive (at most \(cap))")
+        }
+        let ttl = min(ttlSeconds ?? cap, cap)
+        let token = try await sign(
+            subject: userID, partner: caller.partnerID, kind: .user, scopes: Scope.user, ttlSeconds: ttl)
+        return TokenResponse(accessToken: token, expiresIn: ttl)
+    }
+
+    /// The caller of `request`, from its `Authorization: Bearer …` header.
+    func authenticate(_ request: Request) async throws -> Principal {
+        guard let header = request.headers["Authorization"] else {
+            throw PlatformError.unauthorized("missing Authorization header; send 'Authorization: Bearer <token>'")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw PlatformError.unauthorized("the Authorization header must be 'Bearer <token>'")
+        }
+        return try await verify(String(parts[1]).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Verifies a token and returns its principal; throws 401 `UNAUTHORIZED` naming the failed check.
+    func verify(_ token: String) async throws -> Principal {
+        let payload: [UInt8]
+        do {
+            payload = try await JWT.verify(token) { header in
+                guard let kid = header.kid else { return nil }
+                return try await keyring.key(kid, purpose: .token)?.secret
+            }.payload
+        } catch let failure as JWT.Failure {
+            throw PlatformError.unauthorized("invalid token: \(failure)")
+        }
+        guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payload)) else {
+            throw PlatformError.unauthorized("invalid token: the claims are malformed")
+        }
+        guard claims.iss == configuration.issuer else {
+            throw PlatformError.unauthorized("invalid token: issuer \"\(claims.iss)\" is not this server")
+        }
+        let nowSeconds = Int64(now().timeIntervalSince1970.rounded(.down))
+        let leeway = configuration.leeway.components.seconds
+        guard nowSeconds < claims.exp + leeway else {
+            throw PlatformError.unauthorized(
+                "token expired at \(Self.iso(claims.exp)); request a new one")
+        }
+        guard claims.nbf <= nowSeconds + leeway, claims.iat <= nowSeconds + leeway else {
+            throw PlatformError.unauthorized("token is not valid before \(Self.iso(claims.nbf)); check the clocks")
+        }
+        let scopes = Set(claims.scope.split(separator: " ").map(String.init))
+        switch claims.kind {
+        case .partner:
+            guard claims.sub == claims.partner else {
+                throw PlatformError.unauthorized("invalid token: partner token for another subject")
+            }
+        case .user:
+            guard Self.isValidUserID(claims.sub), !scopes.contains(Scope.partner.rawValue) else {
+                throw PlatformError.unauthorized("invalid token: malformed user token")
+            }
+        }
+        guard let partner = try await partners.partner(claims.partner), partner.isActive else {
+            throw PlatformError.unauthorized("the token's partner is disabled or no longer exists")
+        }
+        return Principal(
+            partnerID: claims.partner, userID: claims.kind == .user ? claims.sub : nil, scopes: scopes,
+            tokenID: claims.jti)
+    }
+
+    /// Signs a token with the current key.
+    func sign(
+        subject: String, partner: String, kind: TokenClaims.Kind, scopes: [Scope], ttlSeconds: Int
+    ) async throws -> String {
+        let key = try await keyring.current(.token)
+        let issued = Int64(now().timeIntervalSince1970.rounded(.down))
+        let claims = TokenClaims(
+            iss: configuration.issuer, sub: subject, partner: partner, kind: kind,
+            scope: scopes.map(\.rawValue).joined(separator: " "), iat: issued, nbf: issued,
+            exp: issued + Int64(ttlSeconds), jti: Identifier.make(prefix: "tok"))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload = Array(try encoder.encode(claims))
+        return JWT.sign(header: .init(alg: JWT.algorithm, typ: "JWT", kid: key.kid), payload: payload, key: key.secret)
+    }
+
+    static func isValidUserID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        return (1...128).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "@"), UInt8(ascii: ":"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
+    }
+
+    private static func iso(_ seconds: Int64) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

@@ -1,0 +1,45 @@
+/// The error of the platform API (auth, partners, uploads): a stable code and a message that says what was
+/// wrong and how to fix it. ``ErrorTable`` maps it to the HTTP status and wire code.
+public struct PlatformError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is (extensible).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Sendable {
+            case invalidArgument, unauthorized, forbidden, notFound, conflict, payloadTooLarge
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The request is malformed or contradicts the upload (400).
+        public static let invalidArgument = Code(.invalidArgument)
+        /// Missing, expired, forged or otherwise invalid credentials (401).
+        public static let unauthorized = Code(.unauthorized)
+        /// Valid credentials that may not do this, or a bad signed URL (403).
+        public static let forbidden = Code(.forbidden)
+        /// No such resource for this caller (404), including other tenants' resources.
+        public static let notFound = Code(.notFound)
+        /// The resource is in a state that does not allow this (409).
+        public static let conflict = Code(.conflict)
+        /// A declared or sent size exceeds a limit (413).
+        public static let payloadTooLarge = Code(.payloadTooLarge)
+
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func invalidArgument(_ message: String) -> PlatformError { .init(.invalidArgument, message) }
+    static func unauthorized(_ message: String) -> PlatformError { .init(.unauthorized, message) }
+    static func forbidden(_ message: String) -> PlatformError { .init(.forbidden, message) }
+    static func notFound(_ message: String) -> PlatformError { .init(.notFound, message) }
+    static func conflict(_ message: String) -> PlatformError { .init(.conflict, message) }
+    static func payloadTooLarge(_ message: String) -> PlatformError { .init(.payloadTooLarge, message) }
+}

@@ -1,0 +1,1205 @@
+/// The OpenAPI 3.1 document of the whole API. `docs/openapi.json` is a copy kept in the repository; a test
+/// checks that they are identical and that every registered route is documented (and every documented path
+/// served). Edit the JSON here, then run the tests with `EARSHOT_UPDATE_OPENAPI=1` to rewrite the copy.
+enum OpenAPIDocument {
+    static let json = #"""
+        {
+          "openapi": "3.1.0",
+          "info": {
+            "title": "Earshot platform API",
+            "version": "0.1.0",
+            "description": "Self-hosted AI voice notes. Partners (tenants) exchange client credentials for a partner token, issue short-lived user tokens for their apps, and upload audio in parts through presigned URLs. Errors are `{\"error\":{\"code\":\"…\",\"message\":\"…\",\"request_id\":\"…\"}}` with a stable code. Upload plan and completion responses use PascalCase field names (as the seed clients expect); everything else is snake_case. Paths may sit behind a configurable prefix such as `/developer/api`."
+          },
+          "servers": [
+            {
+              "url": "http://127.0.0.1:8080"
+            }
+          ],
+          "tags": [
+            {
+              "name": "auth",
+              "description": "Partner and user tokens."
+            },
+            {
+              "name": "files",
+              "description": "Multipart uploads and downloads."
+            },
+            {
+              "name": "operations",
+              "description": "Health, readiness, metrics, this document."
+            }
+          ],
+          "paths": {
+            "/healthz": {
+              "get": {
+                "tags": [
+                  "operations"
+                ],
+                "operationId": "getHealth",
+                "summary": "Liveness",
+                "security": [],
+                "responses": {
+                  "200": {
+                    "description": "The process is up.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Liveness"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/readyz": {
+              "get": {
+                "tags": [
+                  "operations"
+                ],
+                "operationId": "getReadiness",
+                "summary": "Readiness: the stores answer",
+                "security": [],
+                "responses": {
+                  "200": {
+                    "description": "Ready.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Readiness"
+                        }
+                      }
+                    }
+                  },
+                  "503": {
+                    "description": "A store is unavailable; `checks` says which.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Readiness"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/metrics": {
+              "get": {
+                "tags": [
+                  "operations"
+                ],
+                "operationId": "getMetrics",
+                "summary": "Prometheus metrics (text exposition format 0.0.4)",
+                "security": [],
+                "responses": {
+                  "200": {
+                    "description": "Metrics.",
+                    "content": {
+                      "text/plain": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/openapi.json": {
+              "get": {
+                "tags": [
+                  "operations"
+                ],
+                "operationId": "getOpenAPI",
+                "summary": "This document",
+                "security": [],
+                "responses": {
+                  "200": {
+                    "description": "The OpenAPI 3.1 document, with `servers` set to this server's public URL.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "type": "object"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/token": {
+              "post": {
+                "tags": [
+                  "auth"
+                ],
+                "operationId": "createPartnerToken",
+                "summary": "Client credentials → partner token",
+                "description": "Called by the partner's backend only; the client secret never goes into an app.",
+                "security": [],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/PartnerTokenRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "A partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TokenResponse"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Malformed request (`INVALID_ARGUMENT`): bad JSON, a missing or invalid field; the message names it.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Unknown client id, wrong secret or disabled partner (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/user-token": {
+              "post": {
+                "tags": [
+                  "auth"
+                ],
+                "operationId": "createUserToken",
+                "summary": "Partner token + user_id → user token",
+                "description": "The user token is the only credential an app holds: it can upload files, bind devices and read its own user's records. Lifetime: `ttl_seconds`, capped by the server's `user-token-ttl` (also the default).",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/UserTokenRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "A user token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TokenResponse"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Malformed request (`INVALID_ARGUMENT`): bad JSON, a missing or invalid field; the message names it.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "A user token cannot issue user tokens (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/upload/generate-presigned-urls": {
+              "post": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "createUploadPlan",
+                "summary": "Plan a multipart upload",
+                "description": "Returns one presigned `PUT` URL per part. Every part but the last is exactly `ChunkSize` bytes.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/UploadPlanRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The plan.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/UploadPlan"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Bad filesize or a file type outside the allow-list (`INVALID_ARGUMENT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "413": {
+                    "description": "filesize exceeds the server's `upload-max-file-size` (`PAYLOAD_TOO_LARGE`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/upload/parts/{upload_id}/{part_number}": {
+              "put": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "uploadPart",
+                "summary": "Upload one part (presigned URL)",
+                "description": "The URL is the credential: no bearer token. Re-sending a part replaces it. Answers 200 with `ETag` = quoted MD5 hex of the part.",
+                "security": [],
+                "parameters": [
+                  {
+                    "name": "upload_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "UploadId of the plan.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "part_number",
+                    "in": "path",
+                    "required": true,
+                    "description": "1-based part number.",
+                    "schema": {
+                      "type": "integer",
+                      "minimum": 1
+                    }
+                  },
+                  {
+                    "$ref": "#/components/parameters/Expires"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Signature"
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/octet-stream": {
+                      "schema": {
+                        "type": "string",
+                        "contentMediaType": "application/octet-stream"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "Stored.",
+                    "headers": {
+                      "ETag": {
+                        "description": "Quoted MD5 hex of the part, e.g. `\"9e107d9d372bb6826bd81d3542a419d6\"`.",
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "The part has the wrong size or number (`INVALID_ARGUMENT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The signed URL is missing its signature, was altered, or has expired (`FORBIDDEN`); the message says which.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "The upload was aborted, expired or never existed (`NOT_FOUND`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The upload is already completed (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "413": {
+                    "description": "The part is larger than `ChunkSize` (`PAYLOAD_TOO_LARGE`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/upload/complete-upload": {
+              "post": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "completeUpload",
+                "summary": "Verify the parts and assemble the file",
+                "description": "Checks that `part_list` names every part 1…N once with the ETag its PUT returned, and that the sizes add up; assembles atomically. Completing again returns the same file.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/CompleteUploadRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The file.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/CompleteUploadResponse"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "A part is missing, listed twice, never uploaded or has a different ETag; the message names it (`INVALID_ARGUMENT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/upload/{upload_id}/parts": {
+              "get": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "listUploadParts",
+                "summary": "Parts received so far (resume)",
+                "description": "Lists stored parts with their ETags and gives fresh presigned URLs for the missing ones.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "upload_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "UploadId of the plan.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The upload's state.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/UploadStatus"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/upload/{upload_id}": {
+              "delete": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "abortUpload",
+                "summary": "Abort an upload and discard its parts",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "upload_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "UploadId of the plan.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "description": "Aborted."
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The upload is already completed (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/{file_id}": {
+              "get": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "getFile",
+                "summary": "A file's metadata and a fresh download URL",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "file_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "FileId of the plan.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The file.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/FileInfo"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/files/{file_id}/download": {
+              "get": {
+                "tags": [
+                  "files"
+                ],
+                "operationId": "downloadFile",
+                "summary": "The file's bytes (signed URL, Range supported)",
+                "security": [],
+                "parameters": [
+                  {
+                    "name": "file_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "FileId.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "Range",
+                    "in": "header",
+                    "required": false,
+                    "description": "`bytes=a-b`, `a-` or `-n`.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "$ref": "#/components/parameters/Expires"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Key"
+                  },
+                  {
+                    "$ref": "#/components/parameters/Signature"
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The whole file.",
+                    "content": {
+                      "application/octet-stream": {
+                        "schema": {
+                          "type": "string",
+                          "contentMediaType": "application/octet-stream"
+                        }
+                      }
+                    }
+                  },
+                  "206": {
+                    "description": "The requested range, with `Content-Range`."
+                  },
+                  "403": {
+                    "description": "The signed URL is missing its signature, was altered, or has expired (`FORBIDDEN`); the message says which.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such file (`NOT_FOUND`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "416": {
+                    "description": "The range starts past the end."
+                  }
+                }
+              }
+            }
+          },
+          "components": {
+            "securitySchemes": {
+              "bearer": {
+                "type": "http",
+                "scheme": "bearer",
+                "bearerFormat": "JWT",
+                "description": "A partner token (`POST /open/partner/token`) or a user token (`POST /open/partner/user-token`)."
+              }
+            },
+            "parameters": {
+              "Expires": {
+                "name": "expires",
+                "in": "query",
+                "required": true,
+                "description": "Expiry of the signed URL, Unix seconds.",
+                "schema": {
+                  "type": "integer"
+                }
+              },
+              "Key": {
+                "name": "key",
+                "in": "query",
+                "required": true,
+                "description": "Id of the signing key.",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "Signature": {
+                "name": "signature",
+                "in": "query",
+                "required": true,
+                "description": "Base64url HMAC-SHA256 of the method, path, expiry and key id.",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "schemas": {
+              "ErrorResponse": {
+                "type": "object",
+                "required": [
+                  "error"
+                ],
+                "properties": {
+                  "error": {
+                    "type": "object",
+                    "required": [
+                      "code",
+                      "message"
+                    ],
+                    "properties": {
+                      "code": {
+                        "type": "string",
+                        "description": "Stable code: INVALID_ARGUMENT, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, CONFLICT, PAYLOAD_TOO_LARGE, RATE_LIMITED, BIND_OCCUPIED, DEVICE_NOT_FOUND, UNAVAILABLE, INTERNAL (more may be added)."
+                      },
+                      "message": {
+                        "type": "string"
+                      },
+                      "request_id": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              },
+              "Liveness": {
+                "type": "object",
+                "required": [
+                  "status"
+                ],
+                "properties": {
+                  "status": {
+                    "type": "string",
+                    "const": "ok"
+                  }
+                }
+              },
+              "Readiness": {
+                "type": "object",
+                "required": [
+                  "status",
+                  "checks"
+                ],
+                "properties": {
+                  "status": {
+                    "type": "string",
+                    "enum": [
+                      "ready",
+                      "unavailable"
+                    ]
+                  },
+                  "checks": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "object",
+                      "required": [
+                        "ok"
+                      ],
+                      "properties": {
+                        "ok": {
+                          "type": "boolean"
+                        },
+                        "error": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "PartnerTokenRequest": {
+                "type": "object",
+                "required": [
+                  "client_id",
+                  "client_secret"
+                ],
+                "properties": {
+                  "client_id": {
+                    "type": "string",
+                    "example": "ptn_7k2m9x4q8r1t5v3w6y0z"
+                  },
+                  "client_secret": {
+                    "type": "string"
+                  }
+                }
+              },
+              "UserTokenRequest": {
+                "type": "object",
+                "required": [
+                  "user_id"
+                ],
+                "properties": {
+                  "user_id": {
+                    "type": "string",
+                    "pattern": "^[A-Za-z0-9._@:-]{1,128}$"
+                  },
+                  "ttl_seconds": {
+                    "type": "integer",
+                    "minimum": 1
+                  }
+                }
+              },
+              "TokenResponse": {
+                "type": "object",
+                "required": [
+                  "access_token",
+                  "token_type",
+                  "expires_in"
+                ],
+                "properties": {
+                  "access_token": {
+                    "type": "string"
+                  },
+                  "token_type": {
+                    "type": "string",
+                    "const": "bearer"
+                  },
+                  "expires_in": {
+                    "type": "integer",
+                    "description": "Seconds."
+                  }
+                }
+              },
+              "UploadPlanRequest": {
+                "type": "object",
+                "required": [
+                  "filesize",
+                  "filetype"
+                ],
+                "properties": {
+                  "filesize": {
+                    "type": "integer",
+                    "minimum": 1
+                  },
+                  "filetype": {
+                    "type": "string",
+                    "example": "m4a",
+                    "description": "Lowercase extension from the server's `upload-filetypes`."
+                  }
+                }
+              },
+              "UploadPlan": {
+                "type": "object",
+                "required": [
+                  "FileId",
+                  "UploadId",
+                  "ChunkSize",
+                  "Parts"
+                ],
+                "properties": {
+                  "FileId": {
+                    "type": "string"
+                  },
+                  "UploadId": {
+                    "type": "string"
+                  },
+                  "ChunkSize": {
+                    "type": "integer"
+                  },
+                  "Parts": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "required": [
+                        "PartNumber",
+                        "PresignedUrl"
+                      ],
+                      "properties": {
+                        "PartNumber": {
+                          "type": "integer"
+                        },
+                        "PresignedUrl": {
+                          "type": "string",
+                          "format": "uri"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "CompleteUploadRequest": {
+                "type": "object",
+                "required": [
+                  "file_id",
+                  "upload_id",
+                  "part_list"
+                ],
+                "properties": {
+                  "file_id": {
+                    "type": "string"
+                  },
+                  "upload_id": {
+                    "type": "string"
+                  },
+                  "filetype": {
+                    "type": "string"
+                  },
+                  "part_list": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "required": [
+                        "part_number",
+                        "etag"
+                      ],
+                      "properties": {
+                        "part_number": {
+                          "type": "integer"
+                        },
+                        "etag": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "CompleteUploadResponse": {
+                "type": "object",
+                "required": [
+                  "DownloadUrl",
+                  "FileId"
+                ],
+                "properties": {
+                  "DownloadUrl": {
+                    "type": "string",
+                    "format": "uri"
+                  },
+                  "FileId": {
+                    "type": "string"
+                  }
+                }
+              },
+              "UploadStatus": {
+                "type": "object",
+                "required": [
+                  "upload_id",
+                  "file_id",
+                  "filesize",
+                  "filetype",
+                  "chunk_size",
+                  "part_count",
+                  "state",
+                  "parts",
+                  "pending"
+                ],
+                "properties": {
+                  "upload_id": {
+                    "type": "string"
+                  },
+                  "file_id": {
+                    "type": "string"
+                  },
+                  "filesize": {
+                    "type": "integer"
+                  },
+                  "filetype": {
+                    "type": "string"
+                  },
+                  "chunk_size": {
+                    "type": "integer"
+                  },
+                  "part_count": {
+                    "type": "integer"
+                  },
+                  "state": {
+                    "type": "string",
+                    "enum": [
+                      "open",
+                      "completed"
+                    ]
+                  },
+                  "parts": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "required": [
+                        "part_number",
+                        "size",
+                        "etag"
+                      ],
+                      "properties": {
+                        "part_number": {
+                          "type": "integer"
+                        },
+                        "size": {
+                          "type": "integer"
+                        },
+                        "etag": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "pending": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "required": [
+                        "part_number",
+                        "presigned_url"
+                      ],
+                      "properties": {
+                        "part_number": {
+                          "type": "integer"
+                        },
+                        "presigned_url": {
+                          "type": "string",
+                          "format": "uri"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "FileInfo": {
+                "type": "object",
+                "required": [
+                  "file_id",
+                  "size",
+                  "sha256",
+                  "filetype",
+                  "created_at_ms",
+                  "download_url"
+                ],
+                "properties": {
+                  "file_id": {
+                    "type": "string"
+                  },
+                  "user_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "size": {
+                    "type": "integer"
+                  },
+                  "sha256": {
+                    "type": "string"
+                  },
+                  "filetype": {
+                    "type": "string"
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  },
+                  "download_url": {
+                    "type": "string",
+                    "format": "uri"
+                  }
+                }
+              }
+            }
+          }
+        }
+        """#
+}

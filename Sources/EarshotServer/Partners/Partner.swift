@@ -1,0 +1,27 @@
+/// A partner: a tenant of the platform, whose backend holds client credentials.
+public struct Partner: Sendable, Equatable, Decodable {
+    /// The partner id, also its OAuth `client_id` (`ptn_…`).
+    public let id: String
+    /// A human name, for listings.
+    public let name: String
+    /// `active` or `disabled` (a disabled partner cannot get tokens, and its tokens stop working).
+    public let status: String
+    /// Unix milliseconds.
+    public let createdAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, status
+        case createdAt = "created_at"
+    }
+
+    public var isActive: Bool { status == "active" }
+}
+
+/// What `earshot partners create` prints once: the credentials of a new partner.
+public struct PartnerCredentials: Sendable, Equatable {
+    public let partner: Partner
+    /// The OAuth client id (same as ``Partner/id``).
+    public var clientID: String { partner.id }
+    /// The client secret. Earshot keeps only a hash of it: it cannot be shown again.
+    public let clientSecret: String
+}

@@ -1,0 +1,55 @@
+import EarshotAPI
+import EarshotCrypto
+import EarshotHTTP
+import Foundation
+
+/// Signs and verifies expiring URLs (presigned part uploads, downloads): no bearer token needed, the URL
+/// itself is the credential for one method on one path until it expires.
+///
+/// The query is `expires=<unix seconds>&key=<kid>&signature=<base64url HMAC-SHA256>` over
+/// `METHOD \n path \n expires \n kid`, where `path` is the API path without any deployment prefix (so a proxy
+/// or `api-prefix` in front does not invalidate signatures). Verification recomputes the MAC with the named
+/// ``Keyring`` key and compares in constant time *before* looking at the expiry, so a changed `expires` is
+/// reported as tampering, not as expiry.
+struct URLSigner: Sendable {
+    let keyring: Keyring
+    var now: @Sendable () -> Date = Date.init
+
+    /// The query string (without `?`) authorising `method` on `path` for `lifetime`.
+    func sign(method: HTTPMethod, path: String, lifetime: Duration) async throws -> String {
+        let key = try await keyring.current(.url)
+        let expires = Int64(now().timeIntervalSince1970.rounded(.down)) + lifetime.components.seconds
+        let mac = Self.mac(method: method, path: path, expires: expires, kid: key.kid, secret: key.secret)
+        return "expires=\(expires)&key=\(key.kid)&signature=\(mac)"
+    }
+
+    /// Throws 403 `FORBIDDEN` unless `query` carries a valid, unexpired signature for `method` on `path`.
+    func verify(method: HTTPMethod, path: String, query: QueryParameters) async throws {
+        guard let expiresText = query["expires"], let kid = query["key"], let signature = query["signature"] else {
+            throw PlatformError.forbidden(
+                "this URL is not signed (expires, key and signature are required); use the URL exactly as the API "
+                    + "returned it")
+        }
+        let tampered = PlatformError.forbidden(
+            "URL signature does not match: the URL was altered or its signing key was retired; use the URL exactly "
+                + "as the API returned it, or ask for a new one")
+        guard let expires = Int64(expiresText), let key = try await keyring.key(kid, purpose: .url) else {
+            throw tampered
+        }
+        let expected = Self.mac(method: method, path: path, expires: expires, kid: kid, secret: key.secret)
+        guard let given = Base64URL.decode(signature), let wanted = Base64URL.decode(expected),
+            ConstantTime.equals(given, wanted)
+        else { throw tampered }
+        guard Int64(now().timeIntervalSince1970) <= expires else {
+            let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(expires)))
+            throw PlatformError.forbidden(
+                "URL expired at \(when); ask for a new one (GET \(APIPath.uploadParts) returns fresh part URLs, "
+                    + "GET \(APIPath.file) a fresh download URL)")
+        }
+    }
+
+    static func mac(method: HTTPMethod, path: String, expires: Int64, kid: String, secret: [UInt8]) -> String {
+        let canonical = "\(method.rawValue)\n\(path)\n\(expires)\n\(kid)"
+        return Base64URL.encode(HMAC.authenticationCode(.sha256, key: secret, message: Array(canonical.utf8)).bytes)
+    }
+}

@@ -1,0 +1,80 @@
+/// A row of `uploads`.
+struct UploadRecord: Sendable, Decodable {
+    let id: String
+    let fileID: String
+    let partnerID: String
+    let userID: String?
+    let filesize: Int
+    let filetype: String
+    let chunkSize: Int
+    let partCount: Int
+    let state: String
+    let createdAt: Int64
+
+    static let columns =
+        "id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, state, created_at"
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case fileID = "file_id"
+        case partnerID = "partner_id"
+        case userID = "user_id"
+        case filesize, filetype
+        case chunkSize = "chunk_size"
+        case partCount = "part_count"
+        case state
+        case createdAt = "created_at"
+    }
+
+    var isOpen: Bool { state == "open" }
+
+    /// The exact size of part `number` (1-based): `chunkSize`, or the remainder for the last part.
+    func expectedSize(ofPart number: Int) -> Int {
+        number < partCount ? chunkSize : filesize - (partCount - 1) * chunkSize
+    }
+
+    /// `uploads/<id>/part-00001`.
+    static func partKey(upload: String, part: Int) -> String {
+        let digits = String(part)
+        return "uploads/\(upload)/part-" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
+    }
+}
+
+/// A row of `upload_parts`.
+struct PartRecord: Sendable, Decodable {
+    let partNumber: Int
+    let size: Int
+    let md5: String
+
+    enum CodingKeys: String, CodingKey {
+        case partNumber = "part_number"
+        case size, md5
+    }
+
+    var etag: String { "\"\(md5)\"" }
+}
+
+/// A row of `files`.
+struct FileRecord: Sendable, Decodable {
+    let id: String
+    let partnerID: String
+    let userID: String?
+    let uploadID: String
+    let size: Int
+    let sha256: String
+    let filetype: String
+    let blobKey: String
+    let createdAt: Int64
+
+    static let columns = "id, partner_id, user_id, upload_id, size, sha256, filetype, blob_key, created_at"
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case partnerID = "partner_id"
+        case userID = "user_id"
+        case uploadID = "upload_id"
+        case size, sha256, filetype
+        case blobKey = "blob_key"
+        case createdAt = "created_at"
+    }
+}

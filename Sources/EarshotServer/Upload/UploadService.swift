@@ -1,0 +1,380 @@
+import EarshotAPI
+import EarshotCore
+import EarshotHTTP
+import EarshotStore
+import Foundation
+
+/// Multipart uploads: plans with presigned part URLs, part storage with MD5 ETags, verified atomic assembly,
+/// resumption, abort, signed downloads and garbage collection of abandoned uploads.
+///
+/// Tenancy: every look-up made for a ``Principal`` filters by its partner (and by its user for user tokens); a
+/// resource of another tenant is answered exactly like a missing one (404 `NOT_FOUND`). Part writes,
+/// completion, abort and collection of one upload are serialised by a ``KeyedLock``.
+struct UploadService: Sendable {
+    struct Configuration: Sendable {
+        /// Size of every part but the last.
+        var chunkSize = 5 << 20
+        /// Largest accepted file.
+        var maxFileSize = 2 << 30
+        /// Accepted file types (lowercase extensions).
+        var filetypes = FileTypes.defaults
+        /// Lifetime of presigned part URLs.
+        var partURLTTL: Duration = .seconds(3600)
+        /// Lifetime of download URLs.
+        var downloadURLTTL: Duration = .seconds(86400)
+        /// Open uploads older than this are deleted by ``sweep()``.
+        var maxAge: Duration = .seconds(86400)
+    }
+
+    /// Most parts one upload may have.
+    static let maximumPartCount = 10_000
+
+    let metadata: any MetadataStore
+    let blobs: any BlobStore
+    let signer: URLSigner
+    let links: PublicLinks
+    let configuration: Configuration
+    let locks = KeyedLock()
+    var now: @Sendable () -> Date = Date.init
+    let logger = Logger(label: "uploads")
+
+    // MARK: Plan
+
+    func plan(for caller: Principal, filesize: Int, filetype rawType: String) async throws -> UploadPlan {
+        try caller.require(.filesWrite)
+        let filetype =
+            rawType.lowercased().hasPrefix(".") ? String(rawType.lowercased().dropFirst()) : rawType.lowercased()
+        guard configuration.filetypes.contains(filetype) else {
+            throw PlatformError.invalidArgument(
+                "filetype \"\(rawType)\" is not accepted; use one of: "
+                    + configuration.filetypes.joined(separator: ", "))
+        }
+        guard filesize >= 1 else { throw PlatformError.invalidArgument("filesize must be at least 1 byte") }
+        guard filesize <= configuration.maxFileSize else {
+            throw PlatformError.payloadTooLarge(
+                "filesize \(filesize) exceeds the largest accepted file of \(configuration.maxFileSize) bytes")
+        }
+        let chunk = configuration.chunkSize
+        let partCount = (filesize + chunk - 1) / chunk
+        guard partCount <= Self.maximumPartCount else {
+            throw PlatformError.payloadTooLarge("filesize \(filesize) needs more than \(Self.maximumPartCount) parts")
+        }
+        let upload = UploadRecord(
+            id: Identifier.make(prefix: "upl"), fileID: Identifier.make(prefix: "file"), partnerID: caller.partnerID,
+            userID: caller.userID, filesize: filesize, filetype: filetype, chunkSize: chunk, partCount: partCount,
+            state: "open", createdAt: milliseconds(now()))
+        try await metadata.write { db in
+            try db.execute(
+                "INSERT INTO uploads (id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, "
+                    + "state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                upload.id, upload.fileID, upload.partnerID, upload.userID, upload.filesize, upload.filetype,
+                upload.chunkSize, upload.partCount, upload.createdAt, upload.createdAt)
+        }
+        var parts: [UploadPlan.Part] = []
+        parts.reserveCapacity(partCount)
+        for number in 1...partCount {
+            parts.append(.init(partNumber: number, presignedURL: try await partURL(upload: upload.id, part: number)))
+        }
+        logger.info(
+            "upload planned",
+            metadata: [
+                "upload": upload.id, "partner": upload.partnerID, "size": "\(filesize)", "parts": "\(partCount)",
+            ])
+        return UploadPlan(fileID: upload.fileID, uploadID: upload.id, chunkSize: chunk, parts: parts)
+    }
+
+    // MARK: Parts
+
+    /// Stores one part sent to a presigned URL (already verified) and returns its ETag (quoted MD5 hex).
+    func storePart(uploadID: String, partNumber: Int, file: UploadedFile) async throws -> String {
+        guard Identifier.isValid(uploadID, prefix: "upl"), let found = try await upload(uploadID) else {
+            throw PlatformError.notFound("no upload \(uploadID); it was completed, aborted or expired")
+        }
+        guard (1...found.partCount).contains(partNumber) else {
+            throw PlatformError.invalidArgument(
+                "part \(partNumber) does not exist; this upload has parts 1-\(found.partCount)")
+        }
+        let expected = found.expectedSize(ofPart: partNumber)
+        guard file.byteCount == expected else {
+            throw PlatformError.invalidArgument(
+                "part \(partNumber) must be exactly \(expected) bytes (every part but the last is ChunkSize "
+                    + "\(found.chunkSize)), received \(file.byteCount)")
+        }
+        return try await locks.withLock(uploadID) {
+            guard let current = try await upload(uploadID) else {
+                throw PlatformError.notFound("no upload \(uploadID); it was aborted or expired")
+            }
+            guard current.isOpen else {
+                throw PlatformError.conflict("upload \(uploadID) is already completed; parts can no longer change")
+            }
+            let key = try BlobKey(UploadRecord.partKey(upload: uploadID, part: partNumber))
+            let info = try await blobs.put(
+                key, movingFile: URL(fileURLWithPath: file.path),
+                options: .init(expectedMD5: file.md5, expectedSize: Int64(file.byteCount)))
+            let md5 = (info.md5 ?? file.md5).hex
+            let at = milliseconds(now())
+            try await metadata.write { db in
+                try db.execute(
+                    "INSERT INTO upload_parts (upload_id, part_number, size, md5, uploaded_at) VALUES (?, ?, ?, ?, ?) "
+                        + "ON CONFLICT (upload_id, part_number) DO UPDATE SET size = excluded.size, md5 = excluded.md5, "
+                        + "uploaded_at = excluded.uploaded_at",
+                    uploadID, partNumber, file.byteCount, md5, at)
+                try db.execute("UPDATE uploads SET updated_at = ? WHERE id = ?", at, uploadID)
+            }
+            return "\"\(md5)\""
+        }
+    }
+
+    /// What has arrived, with fresh URLs for the missing parts.
+    func status(for caller: Principal, uploadID: String) async throws -> UploadStatus {
+        try caller.require(.filesWrite)
+        let found = try await ownedUpload(uploadID, for: caller)
+        let parts = try await storedParts(uploadID)
+        let have = Set(parts.map(\.partNumber))
+        var pending: [UploadStatus.PendingPart] = []
+        if found.isOpen {
+            for number in 1...found.partCount where !have.contains(number) {
+                pending.append(
+                    .init(partNumber: number, presignedURL: try await partURL(upload: uploadID, part: number)))
+            }
+        }
+        return UploadStatus(
+            uploadID: found.id, fileID: found.fileID, filesize: found.filesize, filetype: found.filetype,
+            chunkSize: found.chunkSize, partCount: found.partCount, state: found.state,
+            parts: parts.map { .init(partNumber: $0.partNumber, size: $0.size, etag: $0.etag) }, pending: pending)
+    }
+
+    /// Discards an open upload and its parts.
+    func abort(for caller: Principal, uploadID: String) async throws {
+        try caller.require(.filesWrite)
+        _ = try await ownedUpload(uploadID, for: caller)
+        try await locks.withLock(uploadID) {
+            guard let current = try await upload(uploadID) else { return }
+            guard current.isOpen else {
+                throw PlatformError.conflict("upload \(uploadID) is completed; its file \(current.fileID) stays")
+            }
+            try await discard(current)
+        }
+    }
+
+    // MARK: Complete
+
+    func complete(for caller: Principal, _ request: CompleteUploadRequest) async throws -> CompleteUploadResponse {
+        try caller.require(.filesWrite)
+        let found = try await ownedUpload(request.uploadID, for: caller)
+        guard request.fileID == found.fileID else {
+            throw PlatformError.invalidArgument(
+                "file_id \(request.fileID) does not belong to upload \(request.uploadID); send the FileId of its plan")
+        }
+        if let filetype = request.filetype, filetype.lowercased() != found.filetype {
+            throw PlatformError.invalidArgument(
+                "filetype \"\(filetype)\" differs from the plan's \"\(found.filetype)\"")
+        }
+        return try await locks.withLock(found.id) {
+            guard let current = try await upload(found.id) else {
+                throw PlatformError.notFound("no upload \(found.id); it was aborted or expired")
+            }
+            if !current.isOpen {
+                // Completing again answers the same file (a retry after a lost response).
+                return CompleteUploadResponse(
+                    downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
+            }
+            let stored = Dictionary(uniqueKeysWithValues: try await storedParts(current.id).map { ($0.partNumber, $0) })
+            try Self.check(request.partList, against: stored, upload: current)
+            let partKeys = try (1...current.partCount).map {
+                try BlobKey(UploadRecord.partKey(upload: current.id, part: $0))
+            }
+            let fileKey = try BlobKey("files/\(current.fileID)")
+            let info = try await blobs.compose(
+                partKeys, into: fileKey, options: .init(expectedSize: Int64(current.filesize)))
+            let at = milliseconds(now())
+            try await metadata.write { db in
+                try db.execute(
+                    "INSERT INTO files (id, partner_id, user_id, upload_id, size, sha256, filetype, blob_key, created_at) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    current.fileID, current.partnerID, current.userID, current.id, current.filesize, info.sha256.hex,
+                    current.filetype, fileKey.rawValue, at)
+                try db.execute("UPDATE uploads SET state = 'completed', updated_at = ? WHERE id = ?", at, current.id)
+                try db.execute("DELETE FROM upload_parts WHERE upload_id = ?", current.id)
+            }
+            for key in partKeys { try? await blobs.delete(key) }
+            logger.info(
+                "upload completed",
+                metadata: ["upload": current.id, "file": current.fileID, "size": "\(current.filesize)"])
+            return CompleteUploadResponse(
+                downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
+        }
+    }
+
+    /// Checks that `list` names every part 1…N once, each with the stored part's ETag; names the first bad part.
+    static func check(
+        _ list: [CompleteUploadRequest.Part], against stored: [Int: PartRecord], upload: UploadRecord
+    ) throws(PlatformError) {
+        var seen = Set<Int>()
+        for entry in list {
+            guard (1...upload.partCount).contains(entry.partNumber) else {
+                throw .invalidArgument(
+                    "part \(entry.partNumber) does not exist; this upload has parts 1-\(upload.partCount)")
+            }
+            guard seen.insert(entry.partNumber).inserted else {
+                throw .invalidArgument("part \(entry.partNumber) is listed twice in part_list")
+            }
+        }
+        for number in 1...upload.partCount {
+            guard let entry = list.first(where: { $0.partNumber == number }) else {
+                throw .invalidArgument(
+                    "part \(number) is missing from part_list; list every part 1-\(upload.partCount)")
+            }
+            guard let part = stored[number] else {
+                throw .invalidArgument(
+                    "part \(number) was never uploaded; PUT it first (GET \(APIPath.uploadParts) lists the missing parts)"
+                )
+            }
+            guard normalizedETag(entry.etag) == part.md5 else {
+                throw .invalidArgument(
+                    "part \(number): ETag \(entry.etag) does not match the stored part's \(part.etag); re-upload part "
+                        + "\(number) or send the ETag its PUT returned")
+            }
+            guard part.size == upload.expectedSize(ofPart: number) else {
+                throw .invalidArgument(
+                    "part \(number) has \(part.size) bytes, expected \(upload.expectedSize(ofPart: number))")
+            }
+        }
+    }
+
+    /// `"abc…"`, `abc…`, `W/"abc…"` → `abc…` lowercase.
+    static func normalizedETag(_ etag: String) -> String {
+        var value = Substring(etag.trimmingCharacters(in: .whitespaces))
+        if value.hasPrefix("W/") { value = value.dropFirst(2) }
+        if value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 { value = value.dropFirst().dropLast() }
+        return value.lowercased()
+    }
+
+    // MARK: Files
+
+    func fileInfo(for caller: Principal, fileID: String) async throws -> FileInfo {
+        try caller.require(.filesWrite)
+        let file = try await ownedFile(fileID, for: caller)
+        return FileInfo(
+            fileID: file.id, userID: file.userID, size: file.size, sha256: file.sha256, filetype: file.filetype,
+            createdAtMs: file.createdAt, downloadURL: try await downloadURL(fileID: file.id))
+    }
+
+    /// The response for a (verified) download URL: the file with sendfile and Range.
+    func download(fileID: String) async throws -> Response {
+        guard Identifier.isValid(fileID, prefix: "file"),
+            let file = try await metadata.read({ db in
+                try db.queryFirst("SELECT \(FileRecord.columns) FROM files WHERE id = ?", fileID)
+                    .map { try $0.decode(FileRecord.self) }
+            })
+        else { throw PlatformError.notFound("no file \(fileID)") }
+        guard let local = try await blobs.localFile(for: try BlobKey(file.blobKey)) else {
+            throw PlatformError.notFound("file \(fileID) is not stored locally")
+        }
+        return try Response.file(
+            path: local.path, contentType: FileTypes.contentType(for: file.filetype),
+            headers: ["Content-Disposition": "attachment; filename=\"\(file.id).\(file.filetype)\""])
+    }
+
+    // MARK: Garbage collection
+
+    /// Deletes open uploads older than ``Configuration/maxAge`` (parts and rows), and part blobs no open upload
+    /// owns (left by a crash between assembly and cleanup). Returns how many uploads were deleted.
+    @discardableResult
+    func sweep() async throws -> Int {
+        let cutoff = milliseconds(now()) - milliseconds(configuration.maxAge)
+        let stale = try await metadata.read { db in
+            try db.query(
+                "SELECT \(UploadRecord.columns) FROM uploads WHERE state = 'open' AND updated_at < ? ORDER BY created_at",
+                [.integer(cutoff)]
+            ).map { try $0.decode(UploadRecord.self) }
+        }
+        for upload in stale {
+            try await locks.withLock(upload.id) {
+                guard let current = try await self.upload(upload.id), current.isOpen else { return }
+                try await discard(current)
+            }
+        }
+        if !stale.isEmpty { logger.notice("abandoned uploads deleted", metadata: ["count": "\(stale.count)"]) }
+        // Orphaned part blobs: their upload is gone or completed.
+        let keys = try await blobs.list(prefix: "uploads/")
+        let owners = Set(keys.compactMap { $0.segments.count == 3 ? String($0.segments[1]) : nil })
+        for owner in owners {
+            try await locks.withLock(owner) {
+                if let current = try await self.upload(owner), current.isOpen { return }
+                for key in keys where key.segments.count == 3 && key.segments[1] == owner {
+                    try await blobs.delete(key)
+                }
+            }
+        }
+        return stale.count
+    }
+
+    // MARK: Helpers
+
+    private func partURL(upload: String, part: Int) async throws -> String {
+        let path = "/open/partner/files/upload/parts/\(upload)/\(part)"
+        return links.url(
+            path, query: try await signer.sign(method: .put, path: path, lifetime: configuration.partURLTTL))
+    }
+
+    func downloadURL(fileID: String) async throws -> String {
+        let path = "/open/partner/files/\(fileID)/download"
+        return links.url(
+            path, query: try await signer.sign(method: .get, path: path, lifetime: configuration.downloadURLTTL))
+    }
+
+    /// The upload `id` regardless of tenant (for signed-URL requests and internal use).
+    private func upload(_ id: String) async throws -> UploadRecord? {
+        try await metadata.read { db in
+            try db.queryFirst("SELECT \(UploadRecord.columns) FROM uploads WHERE id = ?", id)
+                .map { try $0.decode(UploadRecord.self) }
+        }
+    }
+
+    /// The upload `id` if `caller` may see it; otherwise 404 exactly like a missing one.
+    private func ownedUpload(_ id: String, for caller: Principal) async throws -> UploadRecord {
+        let notFound = PlatformError.notFound("no upload \(id)")
+        guard Identifier.isValid(id, prefix: "upl") else { throw notFound }
+        let found = try await metadata.read { db in
+            try db.queryFirst(
+                "SELECT \(UploadRecord.columns) FROM uploads WHERE id = ? AND partner_id = ? "
+                    + "AND (? IS NULL OR user_id = ?)",
+                id, caller.partnerID, caller.userID, caller.userID
+            ).map { try $0.decode(UploadRecord.self) }
+        }
+        guard let found else { throw notFound }
+        return found
+    }
+
+    /// The file `id` if `caller` may see it; otherwise 404 exactly like a missing one.
+    private func ownedFile(_ id: String, for caller: Principal) async throws -> FileRecord {
+        let notFound = PlatformError.notFound("no file \(id)")
+        guard Identifier.isValid(id, prefix: "file") else { throw notFound }
+        let found = try await metadata.read { db in
+            try db.queryFirst(
+                "SELECT \(FileRecord.columns) FROM files WHERE id = ? AND partner_id = ? AND (? IS NULL OR user_id = ?)",
+                id, caller.partnerID, caller.userID, caller.userID
+            ).map { try $0.decode(FileRecord.self) }
+        }
+        guard let found else { throw notFound }
+        return found
+    }
+
+    private func storedParts(_ uploadID: String) async throws -> [PartRecord] {
+        try await metadata.read { db in
+            try db.query(
+                "SELECT part_number, size, md5 FROM upload_parts WHERE upload_id = ? ORDER BY part_number",
+                [.text(uploadID)]
+            ).map { try $0.decode(PartRecord.self) }
+        }
+    }
+
+    /// Deletes an open upload's part blobs, then its rows (call with the upload's lock held).
+    private func discard(_ upload: UploadRecord) async throws {
+        for key in try await blobs.list(prefix: "uploads/\(upload.id)/") { try await blobs.delete(key) }
+        try await metadata.write { db in
+            try db.execute("DELETE FROM uploads WHERE id = ? AND state = 'open'", upload.id)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import EarshotHTTP
+import EarshotStore
+import Foundation
+import Testing
+
+@testable import EarshotServer
+
+/// The OpenAPI document: the copy in docs/ matches the served one, and it documents exactly the routes the server
+/// registers.
+@Suite struct OpenAPITests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test func theRepositoryCopyMatchesTheEmbeddedDocument() throws {
+        let file = Self.repositoryRoot.appendingPathComponent("docs/openapi.json")
+        if ProcessInfo.processInfo.environment["EARSHOT_UPDATE_OPENAPI"] == "1" {
+            try Data((OpenAPIDocument.json + "\n").utf8).write(to: file)
+        }
+        let copy = try String(contentsOf: file, encoding: .utf8)
+        #expect(
+            copy == OpenAPIDocument.json + "\n",
+            "docs/openapi.json differs from OpenAPIDocument.swift; run the tests with EARSHOT_UPDATE_OPENAPI=1")
+    }
+
+    @Test(arguments: ["", "/developer/api"])
+    func everyRegisteredRouteIsDocumentedAndViceVersa(prefix: String) async throws {
+        try await TestPlatform.gate.withLock("server") { try await checkRoutes(prefix: prefix) }
+    }
+
+    func checkRoutes(prefix: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-openapi-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = directory.path
+        configuration.apiPrefix = prefix
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try await Application.openMetadataStore(configuration)
+        let blobs = try await FileSystemBlobStore(root: directory.appendingPathComponent("blobs"))
+        let router = Router()
+        HealthRoutes(metadata: store, blobs: blobs, metrics: HTTPMetrics(), process: ProcessMetrics()).register(
+            on: router)
+        let services = Services(configuration: configuration, metadata: store, blobs: blobs)
+        services.register(on: router)
+        await store.close()
+
+        let served = try JSONSerialization.jsonObject(with: Data(OpenAPIRoutes(links: services.links).served()))
+        let paths = try #require((served as? [String: Any])?["paths"] as? [String: [String: Any]])
+        let methods = ["get", "put", "post", "delete", "patch", "head", "options"]
+        let documented = Set(
+            paths.flatMap { path, item in
+                item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" }
+            })
+        let registered = Set(router.routes.map { "\($0.method.rawValue) \($0.pattern)" })
+        #expect(registered.subtracting(documented).isEmpty, "registered but not documented")
+        #expect(documented.subtracting(registered).isEmpty, "documented but not registered")
+        #expect(registered.contains("POST \(prefix)/open/partner/files/upload/generate-presigned-urls"))
+        // Every operation has a unique operationId and declared responses.
+        let operations = paths.values.flatMap { item in methods.compactMap { item[$0] as? [String: Any] } }
+        let ids = operations.compactMap { $0["operationId"] as? String }
+        #expect(ids.count == operations.count)
+        #expect(Set(ids).count == ids.count)
+        #expect(operations.allSatisfy { ($0["responses"] as? [String: Any])?.isEmpty == false })
+    }
+
+    @Test func theServedDocumentNamesThisServer() async throws {
+        try await TestPlatform.with { platform in
+            let response = try await platform.send("GET", "/openapi.json")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "application/json")
+            let servers = response.object?["servers"] as? [[String: String]]
+            #expect(servers == [["url": platform.base.absoluteString]])
+            #expect(response.object?["openapi"] as? String == "3.1.0")
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import EarshotAPI
+import EarshotCore
+import EarshotStore
+import Foundation
+import Testing
+
+@testable import EarshotServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A real server (SQLite file + blob directory in a temp dir) on 127.0.0.1, port 0, for the platform API tests.
+struct TestPlatform: Sendable {
+    let base: URL
+    let directory: URL
+    let configuration: ServerConfiguration
+
+    /// Starts the application with `configure` applied to a test configuration, runs `body`, stops it.
+    static func with(
+        _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (TestPlatform) async throws -> Void
+    ) async throws {
+        // One platform server at a time: the test process also runs suites that measure its resident memory
+        // (streamed uploads and decoding with flat RSS), and dozens of concurrent servers would skew them.
+        try await gate.withLock("server") { try await run(configure, body) }
+    }
+
+    static let gate = KeyedLock()
+
+    private static func run(
+        _ configure: @Sendable (inout ServerConfiguration) -> Void,
+        _ body: @Sendable (TestPlatform) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-platform-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = directory.path
+        configuration.shutdownGrace = .seconds(2)
+        configuration.uploadChunkSize = 64 << 10
+        configuration.uploadMaxFileSize = 16 << 20
+        configure(&configuration)
+        let application = Application(configuration: configuration)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let serving = Task { try await application.run { continuation.yield($0) } }
+        defer { serving.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        let platform = TestPlatform(
+            base: URL(string: "http://127.0.0.1:\(port)")!, directory: directory, configuration: configuration)
+        try await body(platform)
+        serving.cancel()
+        try await serving.value
+    }
+
+    // MARK: Partners and tokens
+
+    func createPartner(_ name: String = "Acme") async throws -> PartnerCredentials {
+        try await PartnerAdministration(configuration: configuration).create(name: name)
+    }
+
+    func partnerToken(_ credentials: PartnerCredentials) async throws -> String {
+        let response = try await send(
+            "POST", APIPath.partnerToken,
+            json: ["client_id": credentials.clientID, "client_secret": credentials.clientSecret])
+        try #require(response.status == 200, "\(response.text)")
+        return try response.decode(TokenResponse.self).accessToken
+    }
+
+    func userToken(partnerToken: String, userID: String, ttl: Int? = nil) async throws -> String {
+        var body: [String: Any] = ["user_id": userID]
+        if let ttl { body["ttl_seconds"] = ttl }
+        let response = try await send("POST", APIPath.userToken, token: partnerToken, json: body)
+        try #require(response.status == 200, "\(response.text)")
+        return try response.decode(TokenResponse.self).accessToken
+    }
+
+    /// A fresh partner and a token for its user `userID`.
+    func newUser(_ userID: String = "user-1", partner name: String = "Acme") async throws -> (
+        partner: PartnerCredentials, partnerToken: String, userToken: String
+    ) {
+        let partner = try await createPartner(name)
+        let token = try await partnerToken(partner)
+        return (partner, token, try await userToken(partnerToken: token, userID: userID))
+    }
+
+    /// Reads the signing keys straight from the database (to forge tokens and URLs in tests).
+    func signingKey(_ purpose: Keyring.Purpose) async throws -> Keyring.Key {
+        let store = try await SQLiteMetadataStore(
+            configuration: .init(location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath))))
+        do {
+            let key = try await Keyring(metadata: store, configuration: .init()).current(purpose)
+            await store.close()
+            return key
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    // MARK: HTTP
+
+    struct HTTPResult: Sendable {
+        let status: Int
+        let data: Data
+        let headers: [String: String]
+
+        var text: String { String(decoding: data, as: UTF8.self) }
+        var object: [String: Any]? { try? JSONSerialization.jsonObject(with: data) as? [String: Any] }
+        var errorCode: String? { (object?["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String { ((object?["error"] as? [String: Any])?["message"] as? String) ?? text }
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: data) }
+    }
+
+    /// `method` on `path` (relative to the base) or an absolute URL.
+    func send(
+        _ method: String, _ pathOrURL: String, token: String? = nil, json: Any? = nil, body: Data? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> HTTPResult {
+        let url = pathOrURL.hasPrefix("http") ? URL(string: pathOrURL)! : URL(string: base.absoluteString + pathOrURL)!
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let json {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        }
+        if let body { request.httpBody = body }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        let fields = Dictionary(
+            http.allHeaderFields.map { ("\($0.key)".lowercased(), "\($0.value)") }, uniquingKeysWith: { a, _ in a })
+        return HTTPResult(status: http.statusCode, data: data, headers: fields)
+    }
+
+    /// Plans an upload of `bytes`.
+    func plan(_ bytes: Int, filetype: String = "m4a", token: String) async throws -> UploadPlan {
+        let response = try await send(
+            "POST", APIPath.generatePresignedURLs, token: token, json: ["filesize": bytes, "filetype": filetype])
+        try #require(response.status == 200, "\(response.text)")
+        return try response.decode(UploadPlan.self)
+    }
+
+    /// PUTs part `number` of `content` to its presigned URL and returns the ETag.
+    func putPart(_ number: Int, of content: Data, plan: UploadPlan) async throws -> String {
+        let url = plan.parts[number - 1].presignedURL
+        let start = (number - 1) * plan.chunkSize
+        let response = try await send("PUT", url, body: content[start..<min(start + plan.chunkSize, content.count)])
+        try #require(response.status == 200, "\(response.text)")
+        return try #require(response.header("ETag"))
+    }
+
+    func complete(_ plan: UploadPlan, etags: [Int: String], token: String) async throws -> HTTPResult {
+        try await send(
+            "POST", APIPath.completeUpload, token: token,
+            json: [
+                "file_id": plan.fileID, "upload_id": plan.uploadID, "filetype": "m4a",
+                "part_list": etags.sorted { $0.key < $1.key }.map { ["part_number": $0.key, "etag": $0.value] },
+            ])
+    }
+
+    /// Uploads `content` completely and returns the completion.
+    func upload(_ content: Data, token: String) async throws -> CompleteUploadResponse {
+        let plan = try await plan(content.count, token: token)
+        var etags: [Int: String] = [:]
+        for part in plan.parts { etags[part.partNumber] = try await putPart(part.partNumber, of: content, plan: plan) }
+        let done = try await complete(plan, etags: etags, token: token)
+        try #require(done.status == 200, "\(done.text)")
+        return try done.decode(CompleteUploadResponse.self)
+    }
+}
+
+/// Deterministic pseudo-random bytes.
+func testContent(_ count: Int, seed: UInt64 = 42) -> Data {
+    var state = seed
+    var bytes = [UInt8](repeating: 0, count: count)
+    for index in bytes.indices {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+    }
+    return Data(bytes)
+}
