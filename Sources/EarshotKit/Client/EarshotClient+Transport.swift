@@ -11,6 +11,8 @@ struct APIRequest: Sendable {
     /// Path relative to the base URL (with its query), or an absolute URL (`http…`).
     var path: String
     var body: Data?
+    /// A file streamed as the body instead of ``body`` (multipart uploads).
+    var bodyFile: URL?
     var contentType: String?
     var headers: [String: String] = [:]
     /// Send the bearer token (and refresh it on 401).
@@ -113,18 +115,20 @@ extension EarshotClient {
         if let token { urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let contentType = request.contentType { urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await exchange(urlRequest, body: request.body)
+        let (data, response) = try await exchange(urlRequest, body: request.body, file: request.bodyFile)
         guard (200..<300).contains(response.statusCode) else { throw Self.error(from: response, data: data) }
         return (data, response)
     }
 
     /// Runs one URLSession exchange, mapping transport failures to ``EarshotError/Code/network`` and cancellation
     /// to `CancellationError`.
-    func exchange(_ request: URLRequest, body: Data?) async throws -> (Data, HTTPURLResponse) {
+    func exchange(_ request: URLRequest, body: Data?, file: URL? = nil) async throws -> (Data, HTTPURLResponse) {
         let data: Data
         let response: URLResponse
         do {
-            if let body {
+            if let file {
+                (data, response) = try await configuration.session.upload(for: request, fromFile: file)
+            } else if let body {
                 (data, response) = try await configuration.session.upload(for: request, from: body)
             } else {
                 (data, response) = try await configuration.session.data(for: request)
