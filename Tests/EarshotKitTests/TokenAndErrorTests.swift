@@ -99,7 +99,8 @@ import Testing
             #expect(missing?.requestID?.hasPrefix("req_") == true)
 
             // A file type the server does not accept.
-            let wrongType = try FileUploader(client: client).prepare(fileAt: try makeTestFile(10, in: platform.directory, name: "x.exe"))
+            let wrongType = try FileUploader(client: client).prepare(
+                fileAt: try makeTestFile(10, in: platform.directory, name: "x.exe"))
             let invalid = await #expect(throws: EarshotError.self) { try await wrongType.run() }
             #expect(invalid?.code == .invalidArgument)
             #expect(invalid?.status == 400)

@@ -31,7 +31,8 @@ import Testing
                 let key = request.headers["Idempotency-Key"]
                 let auth = request.headers["Authorization"]
                 self.state.withLock { $0.creates.append((key, body, auth)) }
-                return .text(#"{"task_id":"task_ok","status":"PENDING","model":"asr-pro"}"#, contentType: "application/json")
+                return .text(
+                    #"{"task_id":"task_ok","status":"PENDING","model":"asr-pro"}"#, contentType: "application/json")
             }
             router.get("/open/partner/transcriptions/{task_id}") { request, context in
                 let id = try context.parameters.require("task_id")
@@ -78,7 +79,8 @@ import Testing
 
     func withStub(_ body: @Sendable (Stub, TranscriptionClient) async throws -> Void) async throws {
         let stub = Stub()
-        let server = HTTPServer(router: stub.router(), configuration: .init(port: 0, shutdownGracePeriod: .milliseconds(100)))
+        let server = HTTPServer(
+            router: stub.router(), configuration: .init(port: 0, shutdownGracePeriod: .milliseconds(100)))
         let running = Task { try await server.run() }
         defer { running.cancel() }
         let port = try await server.waitUntilListening()
@@ -99,8 +101,10 @@ import Testing
             #expect(task.taskID == "task_ok" && task.status == .pending)
             _ = try await transcriptions.create(.init(fileURL: "https://x/file"))
             let creates = stub.state.withLock { $0.creates }.map { create in
-                (key: create.key, auth: create.auth,
-                 body: (try? JSONSerialization.jsonObject(with: Data(create.body))) as? [String: Any] ?? [:])
+                (
+                    key: create.key, auth: create.auth,
+                    body: (try? JSONSerialization.jsonObject(with: Data(create.body))) as? [String: Any] ?? [:]
+                )
             }
             #expect(creates.count == 2)
             #expect(creates[0].key == "rec-42")
@@ -154,7 +158,9 @@ import Testing
             }
             #expect(timeout?.code == .unavailable)
 
-            let waiting = Task { try await transcriptions.wait(for: "task_slow", policy: .init(initialInterval: .seconds(30))) }
+            let waiting = Task {
+                try await transcriptions.wait(for: "task_slow", policy: .init(initialInterval: .seconds(30)))
+            }
             try await Task.sleep(for: .milliseconds(50))
             waiting.cancel()
             await #expect(throws: CancellationError.self) { try await waiting.value }
@@ -163,9 +169,15 @@ import Testing
 
     @Test func pollIntervalsGrowToTheMaximum() {
         let policy = PollPolicy(initialInterval: .seconds(1), maximumInterval: .seconds(5), multiplier: 2)
-        #expect((1...5).map(policy.interval(afterPoll:)) == [.seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)])
+        #expect(
+            (1...5).map(policy.interval(afterPoll:)) == [
+                .seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5),
+            ])
         let retry = RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1), multiplier: 3)
-        #expect((1...4).map(retry.delay(afterAttempt:)) == [.milliseconds(100), .milliseconds(300), .milliseconds(900), .seconds(1)])
+        #expect(
+            (1...4).map(retry.delay(afterAttempt:)) == [
+                .milliseconds(100), .milliseconds(300), .milliseconds(900), .seconds(1),
+            ])
     }
 
     @Test func exportAndTheOpenAICompatibleCall() async throws {

@@ -18,7 +18,8 @@ import Testing
         try await KitPlatform.with { platform in
             let (client, state) = try await setUp(platform)
             let file = try makeTestFile(Self.size, in: platform.directory)
-            let upload = try FileUploader(client: client, configuration: .init(stateDirectory: state)).prepare(fileAt: file)
+            let upload = try FileUploader(client: client, configuration: .init(stateDirectory: state)).prepare(
+                fileAt: file)
             async let result = upload.run()
             var events: [UploadProgress] = []
             for await progress in upload.progress { events.append(progress) }
@@ -27,7 +28,11 @@ import Testing
             #expect(done.partsSent == 3 && !done.resumed)
             #expect(platform.proxy.puts == 3)
             #expect(events.first?.completedBytes == 0)
-            #expect(events.last == UploadProgress(completedBytes: Int64(Self.size), totalBytes: Int64(Self.size), completedParts: 3, totalParts: 3))
+            #expect(
+                events.last
+                    == UploadProgress(
+                        completedBytes: Int64(Self.size), totalBytes: Int64(Self.size), completedParts: 3, totalParts: 3
+                    ))
             #expect(zip(events, events.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
             let expected = try sha256(ofFile: file)
             #expect(try await platform.sha256(of: done.downloadURL) == expected)
@@ -43,8 +48,10 @@ import Testing
             let file = try makeTestFile(Self.size, in: platform.directory)
             platform.proxy.state.withLock { $0.held = [3] }
 
-            let first = try FileUploader(client: client, configuration: .init(maxConcurrentParts: 3, stateDirectory: state))
-                .prepare(fileAt: file)
+            let first = try FileUploader(
+                client: client, configuration: .init(maxConcurrentParts: 3, stateDirectory: state)
+            )
+            .prepare(fileAt: file)
             let running = Task { try await first.run() }
             for await progress in first.progress where progress.completedParts == 2 {
                 running.cancel()
@@ -56,7 +63,8 @@ import Testing
             // A new process would build a new client and uploader; only the journal on disk connects them.
             platform.proxy.state.withLock { $0 = .init() }
             let client2 = EarshotClient(baseURL: platform.base, token: await client.currentToken)
-            let second = try FileUploader(client: client2, configuration: .init(stateDirectory: state)).prepare(fileAt: file)
+            let second = try FileUploader(client: client2, configuration: .init(stateDirectory: state)).prepare(
+                fileAt: file)
             async let result = second.run()
             var events: [UploadProgress] = []
             for await progress in second.progress { events.append(progress) }
@@ -106,7 +114,8 @@ import Testing
             let (client, state) = try await setUp(platform)
             let file = try makeTestFile(Self.size, in: platform.directory)
             platform.proxy.state.withLock { $0.holdAll = true }
-            let upload = try FileUploader(client: client, configuration: .init(stateDirectory: state)).prepare(fileAt: file)
+            let upload = try FileUploader(client: client, configuration: .init(stateDirectory: state)).prepare(
+                fileAt: file)
             let running = Task { try await upload.run() }
             // Wait until every part's PUT is in flight (held by the proxy).
             while platform.proxy.puts < 3 { try await Task.sleep(for: .milliseconds(10)) }

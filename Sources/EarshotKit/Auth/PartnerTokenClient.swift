@@ -45,7 +45,8 @@ public actor PartnerTokenClient {
     /// `POST /open/partner/user-token`: a short-lived token for your user `userID` (1–128 characters of
     /// `[A-Za-z0-9._@:-]`); `ttlSeconds` is capped by the server's `user-token-ttl`.
     public func userToken(for userID: String, ttlSeconds: Int? = nil) async throws -> TokenResponse {
-        let request = try APIRequest.post(APIPath.userToken, json: UserTokenRequest(userID: userID, ttlSeconds: ttlSeconds))
+        let request = try APIRequest.post(
+            APIPath.userToken, json: UserTokenRequest(userID: userID, ttlSeconds: ttlSeconds))
         var refused: String?
         for _ in 0..<2 {
             let token = try await partnerToken()
@@ -70,4 +71,3 @@ public actor PartnerTokenClient {
         return try await requestPartnerToken().accessToken
     }
 }
-

@@ -68,7 +68,8 @@ extension EarshotClient {
         while true {
             do {
                 return try await sendAuthenticated(request)
-            } catch let error as EarshotError where request.idempotent && error.isTransient
+            } catch let error as EarshotError
+                where request.idempotent && error.isTransient
                 && attempt < configuration.retry.maxAttempts
             {
                 try await configuration.retry.pause(afterAttempt: attempt)
@@ -113,7 +114,9 @@ extension EarshotClient {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         if let token { urlRequest.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let contentType = request.contentType { urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        if let contentType = request.contentType {
+            urlRequest.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await exchange(urlRequest, body: request.body, file: request.bodyFile)
         guard (200..<300).contains(response.statusCode) else { throw Self.error(from: response, data: data) }
@@ -136,7 +139,8 @@ extension EarshotClient {
         } catch {
             if Task.isCancelled || (error as? URLError)?.code == .cancelled { throw CancellationError() }
             throw EarshotError(
-                .network, "\(request.httpMethod ?? "GET") \(request.url?.path ?? "") failed: \(error.localizedDescription)",
+                .network,
+                "\(request.httpMethod ?? "GET") \(request.url?.path ?? "") failed: \(error.localizedDescription)",
                 underlying: error)
         }
         try Task.checkCancellation()

@@ -18,7 +18,8 @@ enum MultipartForm {
                 head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n"
             }
             let filename = file.lastPathComponent.replacingOccurrences(of: "\"", with: "")
-            head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(fieldName)\"; filename=\"\(filename)\"\r\n"
+            head +=
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(fieldName)\"; filename=\"\(filename)\"\r\n"
             head += "Content-Type: application/octet-stream\r\n\r\n"
             try out.write(contentsOf: Data(head.utf8))
             let input = try FileHandle(forReadingFrom: file)

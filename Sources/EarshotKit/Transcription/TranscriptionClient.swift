@@ -97,7 +97,8 @@ public struct TranscriptionClient: Sendable {
     public func transcribe(
         fileAt fileURL: URL, model: String = "asr-fast", language: String? = nil, prompt: String? = nil
     ) async throws -> OpenAITranscription {
-        let data = try await openAI(fileAt: fileURL, model: model, language: language, prompt: prompt, format: "verbose_json")
+        let data = try await openAI(
+            fileAt: fileURL, model: model, language: language, prompt: prompt, format: "verbose_json")
         do {
             return try JSONDecoder().decode(OpenAITranscription.self, from: data)
         } catch {

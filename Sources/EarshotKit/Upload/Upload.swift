@@ -80,7 +80,8 @@ public final class Upload: Sendable {
             journal = UploadJournal(
                 baseURL: baseURL, filePath: fileURL.path, fileSize: size, modified: modified, filetype: filetype,
                 fileID: plan.fileID, uploadID: plan.uploadID, chunkSize: plan.chunkSize,
-                partURLs: Dictionary(plan.parts.map { ($0.partNumber, $0.presignedURL) }, uniquingKeysWith: { a, _ in a }))
+                partURLs: Dictionary(
+                    plan.parts.map { ($0.partNumber, $0.presignedURL) }, uniquingKeysWith: { a, _ in a }))
             pendingURLs = journal.partURLs
         }
         let writer = JournalWriter(journal: journal, url: journalURL)
@@ -89,7 +90,8 @@ public final class Upload: Sendable {
         var done = journal.etags.keys.reduce(Int64(0)) { $0 + partSize($1, journal: journal) }
         var doneParts = journal.etags.count
         continuation.yield(
-            UploadProgress(completedBytes: done, totalBytes: size, completedParts: doneParts, totalParts: journal.partCount))
+            UploadProgress(
+                completedBytes: done, totalBytes: size, completedParts: doneParts, totalParts: journal.partCount))
 
         let remaining = pendingURLs.keys.sorted()
         let urls = pendingURLs
@@ -110,7 +112,8 @@ public final class Upload: Sendable {
                 doneParts += 1
                 continuation.yield(
                     UploadProgress(
-                        completedBytes: done, totalBytes: size, completedParts: doneParts, totalParts: journal.partCount))
+                        completedBytes: done, totalBytes: size, completedParts: doneParts, totalParts: journal.partCount
+                    ))
                 startNext()
             }
         }
@@ -166,7 +169,8 @@ public final class Upload: Sendable {
     }
 
     /// PUTs one part with retries; returns its number once the server holds it and its ETag matched.
-    private func sendPart(_ number: Int, url: String, journal: UploadJournal, writer: JournalWriter) async throws -> Int {
+    private func sendPart(_ number: Int, url: String, journal: UploadJournal, writer: JournalWriter) async throws -> Int
+    {
         let (body, md5) = try FilePart.read(
             fileURL, number: number, chunkSize: journal.chunkSize, fileSize: journal.fileSize)
         let policy = uploader.configuration.retry
@@ -225,7 +229,9 @@ public final class Upload: Sendable {
         let journal = await writer.journal
         let parts =
             serverParts?.map { CompleteUploadRequest.Part(partNumber: $0.partNumber, etag: $0.etag) }
-            ?? journal.etags.sorted { $0.key < $1.key }.map { CompleteUploadRequest.Part(partNumber: $0.key, etag: $0.value) }
+            ?? journal.etags.sorted { $0.key < $1.key }.map {
+                CompleteUploadRequest.Part(partNumber: $0.key, etag: $0.value)
+            }
         let request = CompleteUploadRequest(
             fileID: journal.fileID, uploadID: journal.uploadID, partList: parts, filetype: journal.filetype)
         // Completing again returns the same file, so this POST is safe to retry.

@@ -2,6 +2,7 @@ import EarshotAPI
 import EarshotCore
 import EarshotCrypto
 import EarshotHTTP
+import EarshotKit
 import EarshotStore
 import Foundation
 import Synchronization
@@ -109,8 +110,6 @@ struct KitPlatform: Sendable {
         return hasher.finalize().hex
     }
 }
-
-import EarshotKit
 
 enum PartnerTokenClientFactory {
     static func make(base: URL, partner: PartnerCredentials) -> PartnerTokenClient {
