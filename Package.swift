@@ -100,6 +100,16 @@ targets += [
         swiftSettings: swiftSettings),
 ]
 
+// MARK: - SDK (EarshotKit: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux)
+targets += [
+    .target(name: "EarshotKit", dependencies: ["EarshotAPI"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotKitTests",
+        dependencies: ["EarshotKit", "EarshotAPI", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto"],
+        swiftSettings: swiftSettings),
+]
+products += [.library(name: "EarshotKit", targets: ["EarshotKit"])]
+
 // MARK: - Executable
 targets += [
     .executableTarget(
