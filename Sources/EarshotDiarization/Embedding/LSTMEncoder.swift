@@ -50,9 +50,11 @@ struct LSTMEncoder: Sendable {
         for layer in layers {
             let rows = batch * steps
             // gates[r] = bias + x[r]·W_ihᵀ
-            for r in 0..<rows { gates.withUnsafeMutableBufferPointer { p in
-                (p.baseAddress! + r * g).update(from: layer.bias, count: g)
-            } }
+            for r in 0..<rows {
+                gates.withUnsafeMutableBufferPointer { p in
+                    (p.baseAddress! + r * g).update(from: layer.bias, count: g)
+                }
+            }
             sgemm(
                 transB: true, m: rows, n: g, k: layer.inputSize, a: input, lda: layer.inputSize, b: layer.weightIH,
                 ldb: layer.inputSize, beta: 1, c: &gates, ldc: g)

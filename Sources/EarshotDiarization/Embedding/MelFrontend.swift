@@ -56,14 +56,15 @@ struct MelFrontend: Sendable {
                     for t in lo..<hi { framed[f * n + t] = src[start + t] }
                 }
             }
-        } ?? {
-            for f in 0..<frames {
-                let start = f * hop - n / 2
-                for t in 0..<n where start + t >= 0 && start + t < samples.count {
-                    framed[f * n + t] = samples[base + start + t]
+        }
+            ?? {
+                for f in 0..<frames {
+                    let start = f * hop - n / 2
+                    for t in 0..<n where start + t >= 0 && start + t < samples.count {
+                        framed[f * n + t] = samples[base + start + t]
+                    }
                 }
-            }
-        }()
+            }()
         var spectrum = [Float](repeating: 0, count: frames * 2 * bins)
         sgemm(m: frames, n: 2 * bins, k: n, a: framed, lda: n, b: basis, ldb: 2 * bins, c: &spectrum, ldc: 2 * bins)
         var power = [Float](repeating: 0, count: frames * bins)

@@ -43,7 +43,9 @@ struct WeightsFile {
         for entry in header.tensors {
             let count = entry.shape.reduce(1, *)
             let start = base + entry.offset
-            guard entry.offset >= 0, start + 4 * count <= data.count else { throw invalid("tensor \(entry.name) out of range") }
+            guard entry.offset >= 0, start + 4 * count <= data.count else {
+                throw invalid("tensor \(entry.name) out of range")
+            }
             var values = [Float](repeating: 0, count: count)
             values.withUnsafeMutableBytes { dst in
                 data.withUnsafeBytes { src in
