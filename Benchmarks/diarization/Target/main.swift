@@ -6,6 +6,7 @@
 // --peer PYTHON: a python with Resemblyzer + torch; its embeddings of the SAME sub-segments are clustered by the
 //                same Swift code, so the table shows the port's equivalence.
 // --tune: print DER over a grid of thresholds / sub-segment lengths (calibration).
+// --cluster-timing: time the clustering alone on 250/500/1000 random vectors.
 import EarshotAudio
 import EarshotDiarization
 import EarshotEval
@@ -14,6 +15,22 @@ import Foundation
 let arguments = CommandLine.arguments
 let peer = arguments.firstIndex(of: "--peer").map { arguments[$0 + 1] }
 let tune = arguments.contains("--tune")
+if arguments.contains("--cluster-timing") {
+    // Clustering cost alone: n random 256-d unit vectors.
+    for n in [250, 500, 1000] {
+        var generator = SystemRandomNumberGenerator()
+        let vectors = (0..<n).map { _ in
+            let v = (0..<256).map { _ in Float.random(in: -1...1, using: &generator) }
+            let norm = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return v.map { $0 / norm }
+        }
+        let elapsed = ContinuousClock().measure {
+            _ = Diarizer.mergeSimilarities(vectors, weights: [Float](repeating: 1, count: n))
+        }
+        print("clustering \(n) sub-segments: \(elapsed)")
+    }
+    exit(0)
+}
 let env = ProcessInfo.processInfo.environment
 let home = (env["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 }) ?? NSHomeDirectory() + "/.cache/earshot"
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

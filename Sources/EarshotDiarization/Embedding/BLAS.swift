@@ -11,3 +11,6 @@ func sgemm(
         CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
         Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
 }
+
+/// Sets OpenBLAS's thread count for the whole process (OpenBLAS has no per-call setting).
+func setBLASThreads(_ count: Int) { openblas_set_num_threads(Int32(count)) }
