@@ -2,7 +2,7 @@
 public struct DiarizationError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable, extensible code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String { case weightsMissing, weightsInvalid, invalidInput, invalidConfiguration }
+        private enum Kind: String { case weightsMissing, weightsInvalid, invalidInput, invalidConfiguration, cancelled }
         private let kind: Kind
         /// The weights file does not exist (run `scripts/setup-diarization`).
         public static let weightsMissing = Code(kind: .weightsMissing)
@@ -12,6 +12,8 @@ public struct DiarizationError: Error, Sendable, CustomStringConvertible {
         public static let invalidInput = Code(kind: .invalidInput)
         /// A `Configuration` value is out of range.
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
+        /// The surrounding task was cancelled (checked between batches of 32 partials, ≈ 40 s of audio).
+        public static let cancelled = Code(kind: .cancelled)
         public var description: String { kind.rawValue }
     }
 

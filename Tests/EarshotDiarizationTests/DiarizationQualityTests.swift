@@ -52,6 +52,8 @@ struct DiarizationQualityTests {
         let result = try Diarizer(embedder: #require(Shared.embedder)).diarize(samples: dialogue.samples)
         let score = try Shared.der(result, reference: Shared.reference(dialogue))
         print("espeak-ng \(speakers) speakers: DER \(score.errorRate), found \(result.speakerCount)")
+        // One speaker at a time (overlap goes to one speaker), in time order.
+        for (a, b) in zip(result.turns, result.turns.dropFirst()) { #expect(a.end <= b.start) }
         #expect(result.speakerCount == speakers)
         #expect(score.errorRate <= 0.03)
     }

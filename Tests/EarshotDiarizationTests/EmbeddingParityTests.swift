@@ -43,6 +43,31 @@ struct EmbeddingParityTests {
         }
     }
 
+    @Test func corruptWeightsAreRefusedWithTheFix() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(getpid()).eswt")
+        try Data("ESWT0001\u{4}\0\0\0{}xx".utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect {
+            _ = try ResemblyzerEmbedder(weightsURL: url)
+        } throws: { error in
+            guard let error = error as? DiarizationError else { return false }
+            return error.code == .weightsInvalid && error.message.contains("scripts/setup-diarization")
+        }
+    }
+
+    @Test func cancelledTaskStopsEmbedding() async throws {
+        let embedder = try ResemblyzerEmbedder(weightsURL: URL(fileURLWithPath: TestData.weights))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try embedder.embed([Float](repeating: 0.1, count: 16_000))
+        }
+        await #expect {
+            _ = try await task.value
+        } throws: { error in
+            (error as? DiarizationError)?.code == .cancelled
+        }
+    }
+
     @Test func emptyClipIsRefused() throws {
         let embedder = try ResemblyzerEmbedder(weightsURL: URL(fileURLWithPath: TestData.weights))
         #expect(throws: DiarizationError.self) { _ = try embedder.embed([[Float]()[...]]) }

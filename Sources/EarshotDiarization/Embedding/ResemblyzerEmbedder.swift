@@ -56,6 +56,7 @@ public final class ResemblyzerEmbedder: SpeakerEmbedder {
         var sums = [[Float]](repeating: [Float](repeating: 0, count: dimension), count: clips.count)
         var start = 0
         while start < partials.count {
+            if Task.isCancelled { throw DiarizationError(.cancelled, "speaker embedding was cancelled") }
             let end = min(partials.count, start + Self.batchSize)
             var mels = [Float]()
             mels.reserveCapacity((end - start) * frame)

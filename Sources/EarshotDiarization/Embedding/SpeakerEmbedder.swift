@@ -8,7 +8,8 @@ public protocol SpeakerEmbedder: Sendable {
     /// One L2-normalised embedding per clip. Clips are 16 kHz mono `Float` samples in [-1, 1]; any length ≥ 1 sample.
     ///
     /// Blocking and CPU-bound: call it from a thread you own, not the cooperative pool. Throws
-    /// `DiarizationError.invalidInput` for an empty clip.
+    /// `DiarizationError.invalidInput` for an empty clip and `.cancelled` when the calling task is cancelled
+    /// (implementations check between batches).
     func embed(_ clips: [ArraySlice<Float>]) throws(DiarizationError) -> [[Float]]
 }
 
