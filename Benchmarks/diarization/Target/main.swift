@@ -53,17 +53,17 @@ cases.append(
         name: "pyannote sample (2 spk, phone)", wav: sampleWAV,
         samples: try AudioDecoder(contentsOf: sampleWAV).decodeAll(),
         reference: try RTTM.read(URL(fileURLWithPath: home + "/testdata/pyannote/sample.rttm")), speakers: 2))
-for (speakers, turns) in [(2, 10), (3, 12)] {
-    let dir = work.appendingPathComponent("dialogue\(speakers)")
+for (speakers, turns, gap) in [(2, 10, 0.5), (3, 12, 0.5), (2, 10, 0.1)] {
+    let dir = work.appendingPathComponent("dialogue\(speakers)-\(gap)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let dialogue = try SyntheticDialogue.make(speakers: speakers, turnCount: turns, directory: dir)
+    let dialogue = try SyntheticDialogue.make(speakers: speakers, turnCount: turns, gap: gap, directory: dir)
     let wav = dir.appendingPathComponent("dialogue.wav")
     let writer = try WAVWriter(url: wav)
     try writer.write(dialogue.samples)
     try writer.close()
     cases.append(
         Case(
-            name: "espeak-ng dialogue (\(speakers) spk)", wav: wav,
+            name: "espeak-ng dialogue (\(speakers) spk\(gap < 0.3 ? ", 0.1 s pauses" : ""))", wav: wav,
             samples: try AudioDecoder(contentsOf: wav).decodeAll(),
             reference: dialogue.turns.map { SpeakerTurn(speaker: $0.speaker, start: $0.start, end: $0.end) },
             speakers: speakers))
@@ -109,9 +109,9 @@ if tune {
 
 let diarizer = try Diarizer(embedder: embedder)
 print(
-    "| audio | length | Swift DER | (miss / FA / conf) | spk | Swift s/audio-min | peer DER (Resemblyzer py + same clustering) | peer spk | peer s/audio-min | max cos gap |"
+    "| audio | length | Swift DER | (miss / FA / conf) | spk | Swift s/audio-min | Swift DER, no refinement | peer DER (Resemblyzer py + same clustering, no refinement) | peer spk | peer s/audio-min | max 1 − cos |"
 )
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for c in cases {
     let minutes = Double(c.samples.count) / 16_000 / 60
     let clock = ContinuousClock()
@@ -119,7 +119,10 @@ for c in cases {
     let elapsed = try clock.measure { result = try diarizer.diarize(samples: c.samples) }
     let score = der(result, c.reference)
     let total = score.scoredSpeakerTime
-    var peerCells = "– | – | – | –"
+    let plain = diarizer.assemble(
+        subsegments: diarizer.subsegments(of: c.samples),
+        embeddings: try embedder.embed(diarizer.subsegments(of: c.samples).map { c.samples[$0.range] }), segments: [])
+    var peerCells = "\(pct(der(plain, c.reference).errorRate)) | – | – | – | –"
     if let peer {
         let parts = diarizer.subsegments(of: c.samples)
         let request = work.appendingPathComponent("request.json")
@@ -140,7 +143,8 @@ for c in cases {
         let ours = try embedder.embed(parts.map { c.samples[$0.range] })
         let worst = zip(ours, embeddings).map { a, b in 1 - zip(a, b).reduce(Float(0)) { $0 + $1.0 * $1.1 } }.max() ?? 0
         peerCells =
-            "\(pct(der(peerResult, c.reference).errorRate)) | \(peerResult.speakerCount) | "
+            "\(pct(der(plain, c.reference).errorRate)) | "
+            + "\(pct(der(peerResult, c.reference).errorRate)) | \(peerResult.speakerCount) | "
             + String(format: "%.2f", seconds / minutes) + " | " + String(format: "%.1e", worst)
     }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -31,12 +31,15 @@ public struct Diarizer: Sendable {
         public var joinGap: Double
         /// Label template; `{n}` is replaced by the 1-based speaker number (`"发言人 {n}"`).
         public var labelTemplate: String
+        /// Moves the boundary between two touching sub-segments of different speakers (a change without a pause)
+        /// to where 1.6 s sliding windows switch from one speaker's centroid to the other's.
+        public var refineBoundaries: Bool
 
         /// Creates a configuration; see each property for its meaning.
         public init(
             speakerCount: Int? = nil, minSpeakers: Int = 1, maxSpeakers: Int = 10, threshold: Float = 0.76,
             subsegmentDuration: Double = 2.5, minClusteringDuration: Double = 1.0, joinGap: Double = 1.0,
-            labelTemplate: String = "Speaker {n}"
+            labelTemplate: String = "Speaker {n}", refineBoundaries: Bool = true
         ) {
             self.speakerCount = speakerCount
             self.minSpeakers = minSpeakers
@@ -46,6 +49,7 @@ public struct Diarizer: Sendable {
             self.minClusteringDuration = minClusteringDuration
             self.joinGap = joinGap
             self.labelTemplate = labelTemplate
+            self.refineBoundaries = refineBoundaries
         }
 
         /// The label of speaker `n` (1-based).
@@ -91,7 +95,11 @@ public struct Diarizer: Sendable {
             return DiarizationResult(turns: [], segments: [], labels: [])
         }
         let embeddings = try embedder.embed(parts.map { samples[$0.range] })
-        return assemble(subsegments: parts, embeddings: embeddings, segments: segments)
+        var (refined, cluster, centroids) = clusters(subsegments: parts, embeddings: embeddings)
+        if configuration.refineBoundaries {
+            try refineBoundaries(&refined, cluster: cluster, centroids: centroids, samples: samples)
+        }
+        return result(subsegments: refined, cluster: cluster, segments: segments)
     }
 
     /// Step 1–2: speech regions cut into sub-segments of about `subsegmentDuration`.
@@ -110,9 +118,19 @@ public struct Diarizer: Sendable {
     }
 
     /// Steps 3–5 from precomputed embeddings (one per sub-segment): clustering, turns, word-level relabelling.
+    ///
+    /// Boundary refinement needs the audio and is not applied here (`diarize` applies it when configured).
     public func assemble(subsegments parts: [Subsegment], embeddings: [[Float]], segments: [TimedSegment])
         -> DiarizationResult
     {
+        let (parts, cluster, _) = clusters(subsegments: parts, embeddings: embeddings)
+        return result(subsegments: parts, cluster: cluster, segments: segments)
+    }
+
+    /// Clustering: a cluster index per sub-segment and the L2-normalised cluster centroids.
+    private func clusters(subsegments parts: [Subsegment], embeddings: [[Float]]) -> (
+        [Subsegment], [Int], [[Float]]
+    ) {
         let durations = parts.map { Float($0.end - $0.start) }
         var voters = parts.indices.filter { Double(durations[$0]) >= configuration.minClusteringDuration }
         if voters.isEmpty { voters = Array(parts.indices) }
@@ -132,6 +150,17 @@ public struct Diarizer: Sendable {
         for i in parts.indices where !voterSet.contains(i) {
             cluster[i] = (0..<k).max { dot(centroids[$0], embeddings[i]) < dot(centroids[$1], embeddings[i]) } ?? 0
         }
+        let normalized = centroids.map { c in
+            let norm = dot(c, c).squareRoot()
+            return norm > 0 ? c.map { $0 / norm } : c
+        }
+        return (parts, cluster, normalized)
+    }
+
+    /// Turns (speakers numbered by first appearance) and relabelled segments.
+    private func result(subsegments parts: [Subsegment], cluster: [Int], segments: [TimedSegment])
+        -> DiarizationResult
+    {
         // Speakers numbered by first appearance.
         let order = parts.indices.sorted { parts[$0].range.lowerBound < parts[$1].range.lowerBound }
         var number: [Int: Int] = [:]
@@ -164,5 +193,44 @@ extension Diarizer {
     /// Similarities of the successive average-linkage merges of `vectors` (for calibration tools).
     public static func mergeSimilarities(_ vectors: [[Float]], weights: [Float]) -> [Float] {
         AgglomerativeClustering.dendrogram(vectors, weights: weights).map(\.similarity)
+    }
+}
+
+extension Diarizer {
+    static let refineWindow = 25_600  // 1.6 s: one Resemblyzer partial
+    static let refineHop = 6_400  // 0.4 s
+
+    /// For each pair of touching sub-segments with different speakers A | B, embeds 1.6 s windows every 0.2 s over
+    /// both and moves their shared boundary to the split that maximises Σ_left (cos A − cos B) − Σ_right (cos A − cos B)
+    /// over window centres. Costs about (span − 1.6 s) / 0.2 s window embeddings per such boundary.
+    func refineBoundaries(
+        _ parts: inout [Subsegment], cluster: [Int], centroids: [[Float]], samples: [Float]
+    ) throws(DiarizationError) {
+        let order = parts.indices.sorted { parts[$0].range.lowerBound < parts[$1].range.lowerBound }
+        for (i, j) in zip(order, order.dropFirst()) {
+            guard cluster[i] != cluster[j], parts[i].range.upperBound == parts[j].range.lowerBound else { continue }
+            let lo = parts[i].range.lowerBound, hi = parts[j].range.upperBound
+            guard hi - lo >= Self.refineWindow + 2 * Self.refineHop else { continue }
+            let starts = Array(stride(from: lo, through: hi - Self.refineWindow, by: Self.refineHop))
+            let windows = try embedder.embed(starts.map { samples[$0..<($0 + Self.refineWindow)] })
+            let a = centroids[cluster[i]], b = centroids[cluster[j]]
+            let margin = windows.map { dot($0, a) - dot($0, b) }
+            // Best split index s: windows [0, s) are A, [s, n) are B.
+            let total = margin.reduce(0, +)
+            var bestScore = -Float.infinity, bestSplit = 1, prefix: Float = 0
+            for s in 1..<margin.count {
+                prefix += margin[s - 1]
+                let score = prefix - (total - prefix)
+                if score > bestScore {
+                    bestScore = score
+                    bestSplit = s
+                }
+            }
+            // Boundary halfway between the centres of the last A window and the first B window.
+            let boundary = starts[bestSplit - 1] + Self.refineHop / 2 + Self.refineWindow / 2
+            let clamped = min(max(boundary, lo + 8_000), hi - 8_000)  // both keep ≥ 0.5 s
+            parts[i].range = parts[i].range.lowerBound..<clamped
+            parts[j].range = clamped..<parts[j].range.upperBound
+        }
     }
 }
