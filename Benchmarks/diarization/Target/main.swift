@@ -69,7 +69,7 @@ for (speakers, turns, gap) in [(2, 10, 0.5), (3, 12, 0.5), (2, 10, 0.1)] {
             speakers: speakers))
 }
 
-let embedder = try ResemblyzerEmbedder()
+let embedder = try ResemblyzerEmbedder(blasThreads: 1)
 let scorer = try DiarizationScorer()
 func der(_ result: DiarizationResult, _ reference: [EarshotEval.SpeakerTurn]) -> DiarizationScore {
     let recording = reference.first?.recording ?? "audio"

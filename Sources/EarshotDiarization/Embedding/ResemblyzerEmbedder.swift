@@ -31,10 +31,11 @@ public final class ResemblyzerEmbedder: SpeakerEmbedder {
 
     /// Loads the converted weights. Throws `.weightsMissing` (with the setup command) or `.weightsInvalid`.
     ///
-    /// `blasThreads` sets OpenBLAS's thread count for the whole process (nil leaves it alone). The default, 1, is
-    /// measured fastest here: the LSTM's per-time-step products are small (≤ 32 × 256 × 1024), and with 2 threads
-    /// OpenBLAS's threading overhead gave 1.4 s per audio minute against 0.6–1.0 s with 1 (2-vCPU machine).
-    public init(weightsURL: URL = ResemblyzerEmbedder.defaultWeightsURL, blasThreads: Int? = 1)
+    /// `blasThreads` sets OpenBLAS's thread count for the whole process (OpenBLAS 0.3.21 has no per-call setting);
+    /// nil, the default, leaves it alone because the speech engine shares the library. Measured on this 2-vCPU
+    /// machine: the LSTM's per-time-step products are small (≤ 32 × 256 × 1024), and with 2 threads OpenBLAS's
+    /// threading overhead gave 1.4 s per audio minute against 0.6–1.0 s with 1.
+    public init(weightsURL: URL = ResemblyzerEmbedder.defaultWeightsURL, blasThreads: Int? = nil)
         throws(DiarizationError)
     {
         encoder = try LSTMEncoder(weights: WeightsFile(url: weightsURL))

@@ -8,9 +8,9 @@ import Foundation
 /// Overlapping speech is attributed to one speaker only (the one whose sub-segment covers it; in practice the
 /// dominant, louder voice) — a documented limitation.
 ///
-/// Thread-safety: immutable; `diarize` may run concurrently. It is blocking CPU work (with `ResemblyzerEmbedder`
-/// 0.6–1 s per audio minute, nearly all embedding; clustering is O(n³) in sub-segments, 0.35 s for 1,000): call it
-/// off the cooperative pool.
+/// Thread-safety: immutable; `diarize` may run concurrently. It is blocking CPU work (with `ResemblyzerEmbedder` on
+/// one OpenBLAS thread 0.6–1 s per audio minute, up to ~2 s with boundary refinement where speakers alternate without
+/// pauses; clustering is O(n³) in sub-segments, 0.35 s for 1,000): call it off the cooperative pool.
 public struct Diarizer: Sendable {
     /// Pipeline options; the defaults are calibrated on the pyannote sample and espeak-ng dialogues
     /// (docs/diarization.md).
