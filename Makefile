@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval
+.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -56,3 +56,7 @@ bench-http: release
 ## Scoring benchmark: 10,000 pairs, our WER vs jiwer 4.0 (identical totals, speed ratio).
 bench-eval: release
 	Benchmarks/eval/run
+
+## Diarization benchmark: DER + time per audio minute, Swift port vs Resemblyzer's Python embeddings (same clustering).
+bench-diar: setup
+	Benchmarks/diarization/run

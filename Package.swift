@@ -131,6 +131,20 @@ targets += [
         path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings),
 ]
 
+// MARK: - Diarization
+targets += [
+    .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+    .target(
+        name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "COpenBLAS"],
+        swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotDiarizationTests", dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval"],
+        swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "earshot-bench-diarization", dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval"],
+        path: "Benchmarks/diarization/Target", swiftSettings: swiftSettings),
+]
+
 let package = Package(
     name: "Earshot",
     platforms: [.macOS(.v15), .iOS(.v18)],

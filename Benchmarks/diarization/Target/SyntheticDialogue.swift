@@ -1,0 +1,1 @@
+../../../Tests/EarshotDiarizationTests/SyntheticDialogue.swift
