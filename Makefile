@@ -20,6 +20,7 @@ SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
 	@scripts/setup $(SETUP_FLAGS)
+	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-diarization
 
 ## Report what setup would install, without installing anything.
 setup-check:
