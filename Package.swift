@@ -59,6 +59,15 @@ targets += [
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
 ]
 
+// MARK: - Speech
+targets += [
+    // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
+    .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
+    .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CWhisper"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotEval"], swiftSettings: swiftSettings),
+]
+
 // MARK: - Server
 targets += [
     .target(
@@ -72,7 +81,7 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer"],
+        dependencies: ["EarshotCore", "EarshotServer", "EarshotSpeech"],
         swiftSettings: swiftSettings
     ),
 ]
