@@ -31,6 +31,7 @@ public struct TranscriptionStream: AsyncSequence, Sendable {
         private var events: AsyncThrowingStream<TranscriptionEvent, any Error>.AsyncIterator?
         private let flag = CancellationFlag()
         private var finished = false
+        private var completed = false
 
         init(
             start:
@@ -46,7 +47,9 @@ public struct TranscriptionStream: AsyncSequence, Sendable {
                 let (stream, continuation) = AsyncThrowingStream<TranscriptionEvent, any Error>.makeStream(
                     bufferingPolicy: .unbounded)
                 let flag = self.flag
-                continuation.onTermination = { _ in flag.cancel() }
+                continuation.onTermination = { termination in
+                    if case .cancelled = termination { flag.cancel() }
+                }
                 events = stream.makeAsyncIterator()
                 await start(continuation, flag)
             }
@@ -59,7 +62,12 @@ public struct TranscriptionStream: AsyncSequence, Sendable {
                 } onCancel: {
                     flag.cancel()
                 }
-                if event == nil { finished = true }
+                if case .completed = event { completed = true }
+                if event == nil {
+                    finished = true
+                    // AsyncThrowingStream ends quietly when the consuming task is cancelled; say so.
+                    if !completed, flag.isCancelled || Task.isCancelled { throw CancellationError() }
+                }
                 return event
             } catch {
                 finished = true
