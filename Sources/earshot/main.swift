@@ -6,6 +6,7 @@ import EarshotCore
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
     ServeCommand.self,
+    TranscribeCommand.self,
     VersionCommand.self,
 ]
 
