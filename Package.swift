@@ -66,6 +66,10 @@ targets += [
     .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CWhisper"], swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotEval"], swiftSettings: swiftSettings),
+    // Benchmarks/asr/run's in-process runner (not shipped).
+    .executableTarget(
+        name: "earshot-bench-asr", dependencies: ["EarshotSpeech", "EarshotEval"], path: "Benchmarks/asr/Runner",
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: - Server

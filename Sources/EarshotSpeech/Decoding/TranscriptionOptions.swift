@@ -15,6 +15,8 @@ public struct TranscriptionOptions: Sendable, Hashable {
         case full
         /// Clips (after VAD) shorter than 30 s use a window sized to their length (``AudioContextRule``).
         case automatic
+        /// Like ``automatic`` with another rule (for measuring the trade-off).
+        case rule(AudioContextRule)
         /// A fixed number of positions (1…1500); fewer than the clip needs truncates it.
         case fixed(Int)
     }

@@ -50,6 +50,8 @@ struct WhisperDecode: Sendable {
         case .automatic:
             audioContext = Int32(
                 AudioContextRule.standard.positions(forSamples: regions.samples.count, fullWindow: model.audioContext))
+        case .rule(let rule):
+            audioContext = Int32(rule.positions(forSamples: regions.samples.count, fullWindow: model.audioContext))
         case .fixed(let positions): audioContext = Int32(positions)
         }
 

@@ -13,7 +13,11 @@ public final class SpeechModel: @unchecked Sendable {
 
     /// Options for loading a model.
     public struct Configuration: Sendable, Hashable {
-        /// Use flash attention in the encoder and decoder (faster on some CPUs; same text on greedy decoding).
+        /// Use flash attention (whisper.cpp's own default). Off here: in whisper.cpp 1.8.5 the flash path attends,
+        /// unmasked, over the cross-attention cache padded to a multiple of 256, and those padding rows keep
+        /// whatever an earlier decode on the same state left there. With pooled states and per-clip encoder
+        /// windows that makes results depend on the state's history (measured: same text, different word times
+        /// and probabilities). See docs/speech.md.
         public var flashAttention: Bool = false
 
         /// Default options.
