@@ -63,7 +63,7 @@ struct TranscriptionTests {
         for pair in libriAndJFK + cards { print("  ref: \(pair.reference)\n  hyp: \(pair.hypothesis)") }
         print("  goforward: \(goforward.text)")
         #expect(libriWER <= 0.06)
-        #expect(cardsWER <= 0.25)
+        #expect(cardsWER <= 0.3)
         #expect(goforwardWER <= 0.25)
     }
 

@@ -7,13 +7,14 @@
 public struct AudioContextRule: Sendable, Hashable {
     /// Positions added after the clip's end, so the decoder sees silence after the last word.
     public var margin: Int
-    /// Rounding step (keeps the number of distinct encoder graph sizes small).
+    /// Rounding step. 256 matches whisper.cpp's cross-attention padding under flash attention, so no stale
+    /// padding row is ever attended (see ``SpeechModel/Configuration/flashAttention``).
     public var granularity: Int
     /// The smallest window used.
     public var minimum: Int
 
     /// The chosen rule.
-    public static let standard = AudioContextRule(margin: 128, granularity: 64, minimum: 384)
+    public static let standard = AudioContextRule(margin: 128, granularity: 256, minimum: 384)
 
     /// Creates a rule.
     public init(margin: Int, granularity: Int, minimum: Int) {
