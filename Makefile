@@ -24,3 +24,11 @@ bench-http: setup
 	swift build -c release --product earshot
 	swift build -c release --product earshot-bench-upload
 	Benchmarks/http/run
+
+.PHONY: bench-asr
+## ASR benchmark: asr-fast/asr-pro vs whisper-cli and faster-whisper on the same files (×realtime, WER, RSS, latency).
+bench-asr: setup
+	Benchmarks/asr/setup-peers
+	PKG_CONFIG_PATH=$(EARSHOT_HOME)/whisper/lib/pkgconfig swift build -c release --product earshot-bench-asr \
+		-Xlinker -rpath -Xlinker $(EARSHOT_HOME)/whisper/lib
+	Benchmarks/asr/run
