@@ -8,16 +8,19 @@ struct EngineUnitTests {
     @Test("audio_ctx rule: short clips get a window sized to them, 30 s and longer the full window")
     func audioContextRule() {
         let rule = AudioContextRule.standard
-        #expect(rule.positions(forSamples: 16_000) == 512)  // 1 s → 50 + margin → minimum 384 → 512
-        #expect(rule.positions(forSamples: 3 * 16_000) == 512)  // 3 s → 150 + 128 = 278 → 512
-        #expect(rule.positions(forSamples: 11 * 16_000) == 768)  // 11 s → 550 + 128 = 678 → 768
-        #expect(rule.positions(forSamples: 22 * 16_000) == 1280)  // 1100 + 128 = 1228 → 1280
-        #expect(rule.positions(forSamples: 24 * 16_000) == 0)  // 1200 + 128 = 1328 → 1536 ≥ 1500 → full
+        #expect(rule.positions(forSamples: 16_000) == 384)  // 1 s → 50 + margin → minimum
+        #expect(rule.positions(forSamples: 3 * 16_000) == 384)  // 3 s → 150 + 128 = 278 → 384
+        #expect(rule.positions(forSamples: 11 * 16_000) == 704)  // 11 s → 550 + 128 = 678 → 704
+        #expect(rule.positions(forSamples: 27 * 16_000) == 0)  // 1350 + 128 ≥ 1500 → full
+        // Under flash attention: multiples of 256.
+        #expect(rule.positions(forSamples: 3 * 16_000, flashAttention: true) == 512)
+        #expect(rule.positions(forSamples: 11 * 16_000, flashAttention: true) == 768)
+        #expect(rule.positions(forSamples: 24 * 16_000, flashAttention: true) == 0)  // 1328 → 1536 → full
         #expect(rule.positions(forSamples: 30 * 16_000) == 0)
         #expect(rule.positions(forSamples: 600 * 16_000) == 0)
         for seconds in 1..<30 {
             let positions = rule.positions(forSamples: seconds * 16_000)
-            #expect(positions == 0 || (positions % 256 == 0 && positions >= seconds * 50 + 128))
+            #expect(positions == 0 || (positions % 64 == 0 && positions >= seconds * 50 + 128))
         }
     }
 

@@ -51,7 +51,10 @@ struct WhisperDecode: Sendable {
             audioContext = Int32(
                 AudioContextRule.standard.positions(forSamples: regions.samples.count, fullWindow: model.audioContext))
         case .rule(let rule):
-            audioContext = Int32(rule.positions(forSamples: regions.samples.count, fullWindow: model.audioContext))
+            audioContext = Int32(
+                rule.positions(
+                    forSamples: regions.samples.count, fullWindow: model.audioContext,
+                    flashAttention: model.flashAttention))
         case .fixed(let positions): audioContext = Int32(positions)
         }
 
