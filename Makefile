@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar
+.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -61,3 +61,9 @@ bench-eval: release
 ## Diarization benchmark: DER + time per audio minute, Swift port vs Resemblyzer's Python embeddings (same clustering).
 bench-diar: setup
 	Benchmarks/diarization/run
+
+## ASR benchmark: asr-fast/asr-pro vs whisper-cli and faster-whisper on the same files (×realtime, WER, RSS, latency).
+bench-asr: setup
+	Benchmarks/asr/setup-peers
+	swift build -c release --product earshot-bench-asr $(SWIFT_FLAGS)
+	Benchmarks/asr/run

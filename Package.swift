@@ -88,6 +88,19 @@ targets += [
         swiftSettings: swiftSettings),
 ]
 
+// MARK: - Speech
+targets += [
+    // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
+    .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
+    .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CWhisper"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotEval"], swiftSettings: swiftSettings),
+    // Benchmarks/asr/run's in-process runner (not shipped).
+    .executableTarget(
+        name: "earshot-bench-asr", dependencies: ["EarshotSpeech", "EarshotEval"], path: "Benchmarks/asr/Runner",
+        swiftSettings: swiftSettings),
+]
+
 // MARK: - Server
 targets += [
     .target(
@@ -114,7 +127,7 @@ products += [.library(name: "EarshotKit", targets: ["EarshotKit"])]
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval", "EarshotModels"],
+        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech"],
         swiftSettings: swiftSettings
     ),
 ]
