@@ -92,9 +92,12 @@ targets += [
 targets += [
     // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
     .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
-    .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CWhisper"], swiftSettings: swiftSettings),
+    .target(
+        name: "EarshotSpeech", dependencies: ["EarshotCore", "EarshotAudio", "EarshotModels", "CWhisper"],
+        swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotEval"], swiftSettings: swiftSettings),
+        name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotModels", "EarshotEval"],
+        swiftSettings: swiftSettings),
     // Benchmarks/asr/run's in-process runner (not shipped).
     .executableTarget(
         name: "earshot-bench-asr", dependencies: ["EarshotSpeech", "EarshotEval"], path: "Benchmarks/asr/Runner",

@@ -24,6 +24,14 @@ import Testing
         #expect(parsed.optionValues == ["model": "asr-pro", "language": "zh", "hotword": "y"])
     }
 
+    @Test func aVariadicLastPositionalTakesEveryRemainingValue() throws {
+        let files = CommandSpec(
+            name: "earshot transcribe", abstract: "x", positionals: [.init("FILE", help: "files", variadic: true)])
+        #expect(try files.parse(["a.wav", "b.mp3", "c.m4a"]).positionals == ["a.wav", "b.mp3", "c.m4a"])
+        #expect(throws: ArgumentError(command: "earshot transcribe", "missing argument FILE")) { try files.parse([]) }
+        #expect(files.usage.contains("USAGE: earshot transcribe <FILE>..."))
+    }
+
     @Test func doubleDashEndsOptions() throws {
         let parsed = try spec.parse(["--", "--weird-name.wav"])
         #expect(parsed.positionals == ["--weird-name.wav"])

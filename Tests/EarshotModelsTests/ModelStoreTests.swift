@@ -54,7 +54,8 @@ import Testing
     @Test func tiersMapToCatalogModels() {
         #expect(ModelTier.named("asr-fast")?.modelName == "base-q8_0")
         #expect(ModelTier.named("asr-fast")?.beamSize == 1)
-        #expect(ModelTier.named("asr-pro")?.modelName == "base")
+        #expect(ModelTier.named("asr-pro")?.modelName == "base-q8_0")
+        #expect(ModelTier.named("asr-pro")?.beamSize == 5)
         #expect(ModelTier.named("asr-pro")?.beamSize == 5)
         #expect(ModelTier.named("asr-turbo") == nil)
         for tier in ModelTier.all { #expect(ModelCatalog.standard.entry(named: tier.modelName) != nil) }

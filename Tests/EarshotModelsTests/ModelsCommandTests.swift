@@ -42,7 +42,7 @@ import Testing
             #expect(lines.contains { $0.contains(name) && $0.contains("missing") }, "\(name)")
         }
         #expect(result.stdout.contains("tier asr-fast → base-q8_0 (greedy)"))
-        #expect(result.stdout.contains("tier asr-pro → base (beam 5)"))
+        #expect(result.stdout.contains("tier asr-pro → base-q8_0 (beam 5)"))
         #expect(result.stdout.contains("models directory: \(home.path)/models"))
     }
 
@@ -52,8 +52,8 @@ import Testing
         let result = try earshot(["models", "path", "asr-pro"], home: home.path)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains("model 'base' is not installed"))
-        #expect(result.stderr.contains("earshot models install base"))
+        #expect(result.stderr.contains("model 'base-q8_0' is not installed"))
+        #expect(result.stderr.contains("earshot models install base-q8_0"))
     }
 
     @Test func convertThenPathOfTheConvertedFile() throws {

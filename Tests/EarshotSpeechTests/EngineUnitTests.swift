@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import EarshotModels
 @testable import EarshotSpeech
 
 @Suite("Engine pieces without weights")
@@ -107,10 +108,16 @@ struct EngineUnitTests {
         #expect(options.effectivePrompt == "Meeting notes. Glossary: Earshot, Dashwood.")
     }
 
-    @Test("tiers are named as the API names them")
+    @Test("a tier sets the decoding fields and leaves the rest of the options alone")
     func tiers() {
-        #expect(DecodingTier.named("asr-fast") == .fast)
-        #expect(DecodingTier.named("asr-pro") == .pro)
-        #expect(DecodingTier.named("asr-slow") == nil)
+        var options = TranscriptionOptions()
+        options.language = "en"
+        options.wordTimestamps = true
+        let pro = options.applying(.pro)
+        #expect(pro.beamSize == 5)
+        #expect(pro.bestOf == ModelTier.pro.bestOf)
+        #expect(pro.temperatureIncrement == ModelTier.pro.temperatureIncrement)
+        #expect(pro.language == "en" && pro.wordTimestamps)
+        #expect(options.applying(.fast).beamSize == 1)
     }
 }

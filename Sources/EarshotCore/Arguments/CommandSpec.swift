@@ -30,16 +30,19 @@ public struct CommandSpec: Sendable {
         }
     }
 
-    /// A positional argument, in order.
+    /// A positional argument, in order. The last one may be `variadic` (one or more values, or zero or more when
+    /// also `optional`).
     public struct Positional: Sendable {
         public let name: String
         public let help: String
         public let optional: Bool
+        public let variadic: Bool
 
-        public init(_ name: String, help: String, optional: Bool = false) {
+        public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
             self.name = name
             self.help = help
             self.optional = optional
+            self.variadic = variadic
         }
     }
 
@@ -130,7 +133,7 @@ public struct CommandSpec: Sendable {
             let missing = positionals[positionalValues.count].name
             throw ArgumentError(command: name, "missing argument \(missing)")
         }
-        if positionalValues.count > positionals.count {
+        if positionalValues.count > positionals.count, positionals.last?.variadic != true {
             throw ArgumentError(command: name, "unexpected argument '\(positionalValues[positionals.count])'")
         }
         return ParsedArguments(values: values, flags: setFlags, positionals: positionalValues)
@@ -142,7 +145,8 @@ public struct CommandSpec: Sendable {
         if !subcommands.isEmpty { synopsis += " <command>" }
         if !options.isEmpty || !flags.isEmpty { synopsis += " [options]" }
         for positional in positionals {
-            synopsis += positional.optional ? " [\(positional.name)]" : " <\(positional.name)>"
+            let more = positional.variadic ? "..." : ""
+            synopsis += positional.optional ? " [\(positional.name)\(more)]" : " <\(positional.name)>\(more)"
         }
         var lines = ["\(abstract)", "", "USAGE: \(synopsis)"]
         if !discussion.isEmpty { lines += [""] + wrap(discussion, width: 100) }

@@ -1,9 +1,10 @@
 /// A service tier from the seed API (`asr-fast`, `asr-pro`) mapped to a concrete model and decoding settings.
 ///
-/// This is the one place the mapping lives. The model side is chosen from the measurements in
-/// `notes/models.md` (base q8_0 greedy: 13.7× realtime, WER 0.100; base f16 beam 5: 6.3×, WER 0.074 on this
-/// machine). The decoding fields are owned by the speech engine: change them here, next to the model they
-/// were measured with.
+/// This is the one place the mapping lives; EarshotSpeech applies the decoding fields
+/// (`TranscriptionOptions.applying(_:)`). Chosen from `make bench-asr` on this project's long-form file
+/// (docs/speech.md): base q8_0 greedy was the best WER for its time (12.2× realtime, WER 0.104); base f16 did
+/// not beat q8_0 and costs more memory, so both tiers run q8_0 and asr-pro adds beam search of width 5. No
+/// larger multilingual Whisper is installable from PyPI; a stronger model file can be passed by path.
 public struct ModelTier: Sendable, Hashable {
     /// Tier name as it appears on the wire (`model` field of a transcription task).
     public let name: String
@@ -19,7 +20,7 @@ public struct ModelTier: Sendable, Hashable {
     public var temperatureIncrement: Float
 
     public init(
-        name: String, modelName: String, beamSize: Int, bestOf: Int = 5, temperature: Float = 0,
+        name: String, modelName: String, beamSize: Int, bestOf: Int = 2, temperature: Float = 0,
         temperatureIncrement: Float = 0.2
     ) {
         self.name = name
@@ -32,8 +33,8 @@ public struct ModelTier: Sendable, Hashable {
 
     /// Low latency: Whisper base, 8-bit, greedy.
     public static let fast = ModelTier(name: "asr-fast", modelName: "base-q8_0", beamSize: 1)
-    /// High accuracy: Whisper base, float16, beam search of width 5.
-    public static let pro = ModelTier(name: "asr-pro", modelName: "base", beamSize: 5)
+    /// Higher accuracy: Whisper base, 8-bit, beam search of width 5.
+    public static let pro = ModelTier(name: "asr-pro", modelName: "base-q8_0", beamSize: 5)
 
     /// Every tier, fastest first.
     public static let all: [ModelTier] = [.fast, .pro]

@@ -8,18 +8,16 @@ import Foundation
 
 enum TranscribeCommand: Command {
     static let name = "transcribe"
-    /// CommandSpec has no variadic positional yet: FILE plus optional extra slots.
-    static let maximumFiles = 16
     static let spec = CommandSpec(
         name: "earshot transcribe",
-        abstract: "Transcribe audio files with the Whisper engine (16 kHz mono 16-bit WAV for now).",
+        abstract: "Transcribe audio files (wav, mp3, m4a/aac, flac, ogg/opus, webm, raw s16le) with the Whisper engine.",
         discussion: """
-            --model takes a tier (asr-fast: greedy, asr-pro: beam 5; files from $EARSHOT_HOME/models) or a ggml \
-            model path. Without --output the transcript goes to stdout. Up to \(maximumFiles) files per run, \
-            --jobs of them at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal.
+            --model takes a tier (asr-fast: greedy, asr-pro: beam 5), a model name from 'earshot models list', or \
+            the path of a whisper.cpp ggml file. Without --output the transcript goes to stdout. --jobs files are \
+            decoded at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal.
             """,
         options: [
-            .init("model", valueName: "asr-fast|asr-pro|PATH", help: "Model tier or ggml file (default asr-fast)."),
+            .init("model", valueName: "asr-fast|asr-pro|NAME|PATH", help: "Model tier, name or ggml file (default asr-fast)."),
             .init("language", valueName: "CODE", help: "Spoken language (en, de, …); default: detect."),
             .init("task", valueName: "transcribe|translate", help: "Transcribe, or translate to English."),
             .init("format", valueName: "txt|srt|vtt|json|tsv", help: "Output format (default txt)."),
@@ -34,8 +32,7 @@ enum TranscribeCommand: Command {
             .init("word-timestamps", help: "Per-word times and probabilities (JSON)."),
             .init("no-vad", help: "Decode silence too (not recommended: invites hallucinations)."),
         ],
-        positionals: [.init("FILE", help: "Audio file(s) to transcribe.")]
-            + (2...maximumFiles).map { _ in .init("FILE", help: "", optional: true) })
+        positionals: [.init("FILE", help: "Audio file(s) to transcribe.", variadic: true)])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let plan: Plan
@@ -43,10 +40,9 @@ enum TranscribeCommand: Command {
             writeError(error.description)
             return 64
         }
-        let model = try SpeechModel(path: plan.modelPath)
-        let engine = SpeechEngine(
-            model: model,
+        let transcriber = FileTranscriber(
             configuration: .init(concurrentDecodes: plan.jobs, threadsPerDecode: plan.threads))
+        let (engine, options, _) = try await transcriber.engine(for: plan.model, options: plan.options)
         let progress = ProgressLine(enabled: isatty(2) != 0, files: plan.files.count)
 
         var failures = 0
@@ -56,12 +52,15 @@ enum TranscribeCommand: Command {
             var printed = 0
             func start(_ index: Int) {
                 let file = plan.files[index]
-                let options = plan.options
                 group.addTask {
                     do {
-                        let samples = try PCMWave.read(file)
+                        let audio = try await transcriber.prepareAudio(URL(fileURLWithPath: file))
+                        for warning in audio.warnings {
+                            progress.clear()
+                            writeError("earshot transcribe: \(file): warning: \(warning)")
+                        }
                         var transcript: Transcript?
-                        for try await event in engine.transcribe(samples: samples, options: options) {
+                        for try await event in engine.transcribe(samples: audio.samples, options: options) {
                             switch event {
                             case .progress(let fraction): progress.update(index, fraction)
                             case .completed(let result): transcript = result
@@ -100,7 +99,7 @@ enum TranscribeCommand: Command {
     /// The parsed command line.
     struct Plan: Sendable {
         var files: [String]
-        var modelPath: String
+        var model: String
         var options: TranscriptionOptions
         var formatter: TranscriptFormatter
         var outputDirectory: String?
@@ -110,25 +109,8 @@ enum TranscribeCommand: Command {
         init(_ arguments: ParsedArguments) throws {
             let command = "earshot transcribe"
             files = arguments.positionals
-            let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-            let modelName = arguments.value("model") ?? "asr-fast"
+            model = arguments.value("model") ?? "asr-fast"
             options = TranscriptionOptions()
-            if let tier = DecodingTier.named(modelName) {
-                let candidates = tier.modelFiles.map { home + "/models/" + $0 }
-                guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-                    throw ArgumentError(
-                        command: command,
-                        "no model file for \(modelName) (looked for \(candidates.joined(separator: ", "))); run `make setup`"
-                    )
-                }
-                modelPath = found
-                options = tier.applied(to: options)
-            } else if modelName.hasPrefix("asr-") {
-                throw ArgumentError(
-                    command: command, "unknown tier '\(modelName)': use asr-fast, asr-pro or a model path")
-            } else {
-                modelPath = modelName
-            }
             if let language = arguments.value("language"), language != "auto" {
                 guard SpeechModel.isKnownLanguage(language) else {
                     throw ArgumentError(
@@ -240,59 +222,5 @@ final class ProgressLine: @unchecked Sendable {
     private func draw(_ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-    }
-}
-
-/// Reads 16 kHz mono 16-bit PCM WAV (and headerless s16le `.raw`) until EarshotAudio's decoder is wired in.
-enum PCMWave {
-    static func read(_ path: String) throws -> [Float] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SpeechError(.invalidAudio, "cannot read \(path)")
-        }
-        let bytes = [UInt8](data)
-        func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
-        func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }
-        var pcm = bytes[...]
-        let convert = "convert it with: ffmpeg -i \(path) -ar 16000 -ac 1 -c:a pcm_s16le out.wav"
-        if path.hasSuffix(".raw") || path.hasSuffix(".pcm") {
-            pcm = bytes[...]
-        } else {
-            guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
-            else {
-                throw SpeechError(
-                    .invalidAudio, "\(path) is not a WAV file (other formats arrive with EarshotAudio); \(convert)")
-            }
-            var offset = 12
-            var data: ArraySlice<UInt8>?
-            var format: (tag: Int, channels: Int, rate: Int, bits: Int)?
-            while offset + 8 <= bytes.count {
-                let size = u32(offset + 4)
-                let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-                if id == "fmt ", offset + 24 <= bytes.count {
-                    format = (u16(offset + 8), u16(offset + 10), u32(offset + 12), u16(offset + 22))
-                } else if id == "data" {
-                    data = bytes[(offset + 8)..<min(bytes.count, offset + 8 + size)]
-                    break
-                }
-                offset += 8 + size + (size & 1)
-            }
-            guard let format, let data else {
-                throw SpeechError(.invalidAudio, "\(path): WAV without fmt or data chunk")
-            }
-            guard format.tag == 1, format.bits == 16, format.channels == 1, format.rate == 16_000 else {
-                throw SpeechError(
-                    .invalidAudio,
-                    "\(path): WAV is \(format.rate) Hz, \(format.channels) channel(s), \(format.bits)-bit (format \(format.tag)); "
-                        + "expected 16000 Hz mono 16-bit PCM; \(convert)")
-            }
-            pcm = data
-        }
-        var samples = [Float](repeating: 0, count: pcm.count / 2)
-        var index = pcm.startIndex
-        for i in samples.indices {
-            samples[i] = Float(Int16(bitPattern: UInt16(pcm[index]) | UInt16(pcm[index + 1]) << 8)) / 32768
-            index += 2
-        }
-        return samples
     }
 }

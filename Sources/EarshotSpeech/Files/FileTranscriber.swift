@@ -1,0 +1,104 @@
+public import EarshotAudio
+public import EarshotModels
+public import Foundation
+
+/// Transcribes audio files the way every entry point does (`earshot transcribe`, `earshot eval`, the server's
+/// task workers): resolves a model argument, decodes the file with EarshotAudio, runs the shared engine.
+///
+/// - A model argument is a tier (`asr-fast`, `asr-pro`: model + decoding settings from ``ModelTier``), a
+///   catalog name (`base-q8_0`…) or the path of any whisper.cpp ggml file (see `ModelStore.resolve`).
+/// - Each model file is loaded once and shared by all decodes through one ``SpeechEngine`` per file.
+/// - Any format EarshotAudio reads (wav, mp3, m4a/aac, flac, ogg/opus, webm) plus headerless 16 kHz mono
+///   s16le `.raw`/`.pcm` files. WAV files are checked against the compliance tiers first: a refused WAV throws
+///   with the conversion command; a convertible one is converted and its warnings returned.
+///
+/// An actor: safe to share. Decoding audio runs off the cooperative pool; transcription runs on the engine's
+/// own threads.
+public actor FileTranscriber {
+    /// Settings shared by every file.
+    public struct Configuration: Sendable {
+        /// Where models are found (`$EARSHOT_HOME/models` by default).
+        public var models: ModelStore
+        /// Decodes that may run at once per loaded model.
+        public var concurrentDecodes: Int
+        /// Compute threads per decode (nil: every core).
+        public var threadsPerDecode: Int?
+        /// Accept a file whose end is missing (a recorder cut off mid-write), transcribing what is there.
+        public var allowTruncatedAudio: Bool
+
+        public init(
+            models: ModelStore = ModelStore(home: ModelStore.defaultHome()), concurrentDecodes: Int = 1,
+            threadsPerDecode: Int? = nil, allowTruncatedAudio: Bool = false
+        ) {
+            self.models = models
+            self.concurrentDecodes = concurrentDecodes
+            self.threadsPerDecode = threadsPerDecode
+            self.allowTruncatedAudio = allowTruncatedAudio
+        }
+    }
+
+    /// A file decoded and ready to transcribe.
+    public struct PreparedAudio: Sendable {
+        /// 16 kHz mono samples.
+        public let samples: [Float]
+        /// What the decoder found about the file.
+        public let info: AudioInfo
+        /// Non-fatal findings (a WAV that had to be converted, a truncated file accepted), for the user.
+        public let warnings: [String]
+    }
+
+    public let configuration: Configuration
+    private var engines: [String: SpeechEngine] = [:]
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// The engine for `model` (loaded on first use) and `options` with the tier's decoding settings applied.
+    ///
+    /// - Throws: `ModelError` for an unknown name or a file that is not a ggml model (the message says what it is
+    ///   and how to fix it); ``SpeechError`` when whisper.cpp cannot load the file.
+    public func engine(for model: String, options: TranscriptionOptions = TranscriptionOptions()) throws
+        -> (engine: SpeechEngine, options: TranscriptionOptions, model: ResolvedModel)
+    {
+        let resolved = try configuration.models.resolve(model)
+        let options = resolved.tier.map { options.applying($0) } ?? options
+        if let engine = engines[resolved.path] { return (engine, options, resolved) }
+        let engine = SpeechEngine(
+            model: try SpeechModel(path: resolved.path),
+            configuration: .init(
+                concurrentDecodes: configuration.concurrentDecodes, threadsPerDecode: configuration.threadsPerDecode))
+        engines[resolved.path] = engine
+        return (engine, options, resolved)
+    }
+
+    /// Decodes `file` to 16 kHz mono, applying the WAV tiers.
+    ///
+    /// - Throws: `AudioError` (unsupported, corrupted, truncated, empty files, refused WAVs with the conversion
+    ///   command); `CancellationError`.
+    public nonisolated func prepareAudio(_ file: URL) async throws -> PreparedAudio {
+        var warnings: [String] = []
+        let decoder: AudioDecoder
+        let audioConfiguration = AudioDecoder.Configuration(allowTruncated: configuration.allowTruncatedAudio)
+        switch file.pathExtension.lowercased() {
+        case "raw", "pcm":
+            decoder = try AudioDecoder(
+                rawPCM: file, sampleRate: AudioDecoder.sampleRate, channels: 1, format: .s16le,
+                configuration: audioConfiguration)
+        case "wav", "wave":
+            let inspection = try WAVInspector.inspect(file)
+            if case .refused(let reason, let command) = inspection.tier {
+                throw AudioError(.unsupportedFormat, "\(file.path): \(reason); convert it with: \(command)")
+            }
+            warnings += inspection.warnings
+            decoder = try await AudioDecoder.open(contentsOf: file, configuration: audioConfiguration)
+        default:
+            decoder = try await AudioDecoder.open(contentsOf: file, configuration: audioConfiguration)
+        }
+        let samples = try await decoder.decodeAll()
+        if decoder.report.isTruncated {
+            warnings.append("the file ends early (truncated); transcribed the \(samples.count / 16) ms that are there")
+        }
+        return PreparedAudio(samples: samples, info: decoder.info, warnings: warnings)
+    }
+}
