@@ -8,6 +8,7 @@ let commands: [any Command.Type] = [
     ServeCommand.self,
     PartnersCommand.self,
     TranscribeCommand.self,
+    EvalCommand.self,
     EvalTextCommand.self,
     BenchEvalCommand.self,
     VersionCommand.self,

@@ -1,0 +1,114 @@
+import EarshotCore
+import EarshotEval
+import EarshotSpeech
+import Foundation
+
+enum EvalCommand: Command {
+    static let name = "eval"
+    static let spec = CommandSpec(
+        name: "earshot eval",
+        abstract: "Perfusion test: transcribe a directory of audio and score it against reference texts.",
+        discussion: """
+            Each audio file in --audio is paired with the .txt file of the same name in --refs (one reference \
+            sentence per line) and, with --rttm, the .rttm file of the same name (speaker turns, for DER). Files \
+            run through the same pipeline as 'earshot transcribe': WAVs are checked against the compliance tiers \
+            (refused ones are reported with the conversion command). Exits 3 when --max-wer is exceeded and 1 when \
+            any file failed. For text-only scoring see 'earshot eval text'.
+            """,
+        options: [
+            .init("audio", valueName: "DIR", help: "Directory of audio files."),
+            .init("refs", valueName: "DIR", help: "Directory of reference .txt files."),
+            .init("rttm", valueName: "DIR", help: "Directory of reference .rttm files (speaker turns)."),
+            .init("model", valueName: "asr-fast|asr-pro|NAME|PATH", help: "Model (default asr-fast)."),
+            .init("language", valueName: "CODE", help: "Spoken language and normalisation rules (default en)."),
+            .init("report", valueName: "OUT.html", help: "Write the HTML report here."),
+            .init("json", valueName: "OUT.json", help: "Write the machine-readable result here."),
+            .init("max-wer", valueName: "RATE", help: "Fail (exit 3) when the corpus WER is above this."),
+        ])
+
+    /// Recognition through the production file pipeline.
+    struct LocalRecognizer: Recognizer {
+        let transcriber: FileTranscriber
+        let engine: SpeechEngine
+        let options: TranscriptionOptions
+
+        func recognize(_ file: URL) async throws -> RecognizedFile {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let audio = try await transcriber.prepareAudio(file)
+            let transcript = try await engine.transcript(of: audio.samples, options: options)
+            let info = audio.info
+            return RecognizedFile(
+                segments: transcript.segments.map {
+                    HypothesisSegment(text: $0.text, speaker: $0.speaker, startMilliseconds: $0.startMs, endMilliseconds: $0.endMs)
+                },
+                audio: .milliseconds(audio.samples.count / 16), elapsed: clock.now - started, warnings: audio.warnings,
+                audioFormat: "\(info.container) \(info.codec) \(info.sampleRate) Hz \(info.channels) ch")
+        }
+    }
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        guard let audio = arguments.value("audio"), let refs = arguments.value("refs") else {
+            throw ArgumentError(command: spec.name, "--audio DIR and --refs DIR are required")
+        }
+        let languageCode = arguments.value("language") ?? "en"
+        guard let language = TextNormalizer.Language(rawValue: languageCode) else {
+            throw ArgumentError(command: spec.name, "--language must be en or zh for scoring, not '\(languageCode)'")
+        }
+        var maxWER: Double?
+        if let text = arguments.value("max-wer") {
+            guard let value = Double(text), value >= 0 else {
+                throw ArgumentError(command: spec.name, "--max-wer must be a non-negative number, not '\(text)'")
+            }
+            maxWER = value
+        }
+        let model = arguments.value("model") ?? "asr-fast"
+        let transcriber = FileTranscriber()
+        var options = TranscriptionOptions()
+        options.language = languageCode
+        let (engine, tuned, resolved) = try await transcriber.engine(for: model, options: options)
+        let conditions = TestConditions(
+            model: "\(model) (\(URL(fileURLWithPath: resolved.path).lastPathComponent))",
+            settings: [
+                "beam size": "\(tuned.beamSize)", "language": languageCode, "temperature": "\(tuned.temperature)",
+                "VAD": tuned.voiceActivity == nil ? "off" : "Silero", "normalisation": language.rawValue,
+            ],
+            machine: TestConditions.currentMachine())
+        let run = PerfusionRun(evaluation: TextEvaluation(configuration: .init(language: language)))
+        let outcome = try await run.run(
+            audio: URL(fileURLWithPath: audio), references: URL(fileURLWithPath: refs),
+            rttm: arguments.value("rttm").map { URL(fileURLWithPath: $0) },
+            recognizer: LocalRecognizer(transcriber: transcriber, engine: engine, options: tuned),
+            conditions: conditions)
+
+        let result = outcome.result
+        if let path = arguments.value("report") {
+            try Data(result.html().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+        if let path = arguments.value("json") {
+            try result.jsonData().write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+        for document in result.documents {
+            print(document.name + String(format: "  WER %.4f", document.words.errorRate))
+        }
+        let words = result.words
+        let realTime = result.timing?.realTimeFactor.map { String(format: "%.3f", $0) } ?? "-"
+        print(
+            String(
+                format: "total  WER %.4f  CER %.4f  accuracy %.4f  (ref words %d: S %d D %d I %d)",
+                result.wordErrorRate, result.characterErrorRate, result.accuracy, words.referenceLength,
+                words.substitutions, words.deletions, words.insertions) + "  RTF \(realTime)")
+        if let diarization = result.diarization {
+            print(String(format: "DER %.4f", diarization.errorRate))
+        }
+        for (name, notes) in outcome.warnings.sorted(by: { $0.key < $1.key }) {
+            for note in notes { writeError("earshot eval: \(name): warning: \(note)") }
+        }
+        for failure in outcome.failures { writeError("earshot eval: \(failure.name): \(failure.message)") }
+        if let maxWER, result.wordErrorRate > maxWER {
+            writeError(String(format: "earshot eval: WER %.4f is above --max-wer %.4f", result.wordErrorRate, maxWER))
+            return 3
+        }
+        return outcome.failures.isEmpty ? 0 : 1
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// `earshot eval` (the perfusion run) through the built binary with the real engine on the setup's clips.
+@Suite(.serialized) struct EvalAudioCommandTests {
+    static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
+    static let testdata = home + "/testdata"
+    static let ready = FileManager.default.fileExists(atPath: testdata + "/jfk.wav")
+        && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
+
+    /// jfk + two LibriVox clips with their references.
+    func makeSet() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-perf-\(UUID().uuidString)")
+        let audio = root.appendingPathComponent("audio")
+        let refs = root.appendingPathComponent("refs")
+        try FileManager.default.createDirectory(at: audio, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: refs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.testdata + "/jfk.wav", toPath: audio.path + "/jfk.wav")
+        try "And so my fellow Americans, ask not what your country can do for you,\nask what you can do for your country.\n"
+            .write(toFile: refs.path + "/jfk.txt", atomically: true, encoding: .utf8)
+        let transcription = try String(contentsOfFile: Self.testdata + "/librivox/transcription", encoding: .utf8)
+        for id in ["0880", "0890"] {
+            let name = "sense_and_sensibility_01_austen_64kb-\(id)"
+            try FileManager.default.copyItem(
+                atPath: Self.testdata + "/librivox/\(name).wav", toPath: audio.path + "/\(name).wav")
+            let line = try #require(transcription.split(separator: "\n").first { $0.contains("(\(name))") })
+            let text = line.replacingOccurrences(of: "<s> ", with: "").components(separatedBy: " </s>")[0]
+            try text.write(toFile: refs.path + "/\(name).txt", atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
+    func scoresTheClipsWritesTheReportAndGates() async throws {
+        let root = try makeSet()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let report = root.appendingPathComponent("report.html").path
+        let json = root.appendingPathComponent("result.json").path
+        let result = try await CLIProcess.run(
+            [
+                "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--report", report, "--json",
+                json, "--max-wer", "0.3",
+            ], timeout: .seconds(240))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("jfk  WER 0.0000"))
+        #expect(result.stdout.contains("total  WER "))
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("asr-fast (ggml-base-q8_0.bin)"))
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let wer = try #require(object?["wordErrorRate"] as? Double)
+        #expect(wer < 0.2)
+        #expect((object?["documents"] as? [Any])?.count == 3)
+
+        let strict = try await CLIProcess.run(
+            ["eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--max-wer", "0"],
+            timeout: .seconds(240))
+        #expect(strict.status == (wer > 0 ? 3 : 0))
+    }
+
+    @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
+    func aRefusedWAVIsReportedWithTheConversionCommand() async throws {
+        let root = try makeSet()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = [
+            "-loglevel", "error", "-y", "-i", Self.testdata + "/jfk.wav", "-c:a", "pcm_mulaw",
+            root.path + "/audio/mulaw.wav",
+        ]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        try "ask not".write(toFile: root.path + "/refs/mulaw.txt", atomically: true, encoding: .utf8)
+        let result = try await CLIProcess.run(
+            ["eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs"], timeout: .seconds(240))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("earshot eval: mulaw:"))
+        #expect(result.stderr.contains("ffmpeg -i"))
+        #expect(result.stdout.contains("jfk  WER"))  // the other files were still scored
+    }
+
+    @Test func unpairedFilesAreAClearError() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-perf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("a"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("r"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data().write(to: root.appendingPathComponent("a/memo.wav"))
+        let result = try await CLIProcess.run(["eval", "--audio", root.path + "/a", "--refs", root.path + "/r"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no partner file for: memo"))
+    }
+}
