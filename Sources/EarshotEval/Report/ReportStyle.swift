@@ -32,7 +32,7 @@ enum ReportStyle {
         pre{white-space:pre-wrap;word-break:break-word;background:var(--card);padding:10px;border-radius:8px;font-size:.9rem}
         svg text{fill:var(--fg);font-size:12px}
         details summary{cursor:pointer;font-weight:600}
-        dl.conditions{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dl.conditions dt{color:var(--muted)}dl.conditions dd{margin:0}
+        dl.conditions{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px}dl.conditions dt{color:var(--muted)}dl.conditions dd{margin:0;overflow-wrap:anywhere}
         @media (max-width:600px){main{padding:10px}.kpi .value{font-size:1.25rem}th,td{padding:4px 5px;font-size:.9rem}}
         """
 }
