@@ -88,6 +88,15 @@ targets += [
         swiftSettings: swiftSettings),
 ]
 
+// MARK: - Speech
+targets += [
+    // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
+    .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
+    .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CWhisper"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotEval"], swiftSettings: swiftSettings),
+]
+
 // MARK: - Server
 targets += [
     .target(
@@ -104,7 +113,7 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval", "EarshotModels"],
+        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech"],
         swiftSettings: swiftSettings
     ),
 ]

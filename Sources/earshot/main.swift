@@ -7,6 +7,7 @@ import EarshotCore
 let commands: [any Command.Type] = [
     ServeCommand.self,
     PartnersCommand.self,
+    TranscribeCommand.self,
     EvalTextCommand.self,
     BenchEvalCommand.self,
     VersionCommand.self,

@@ -1,0 +1,298 @@
+import EarshotCore
+import EarshotSpeech
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+enum TranscribeCommand: Command {
+    static let name = "transcribe"
+    /// CommandSpec has no variadic positional yet: FILE plus optional extra slots.
+    static let maximumFiles = 16
+    static let spec = CommandSpec(
+        name: "earshot transcribe",
+        abstract: "Transcribe audio files with the Whisper engine (16 kHz mono 16-bit WAV for now).",
+        discussion: """
+            --model takes a tier (asr-fast: greedy, asr-pro: beam 5; files from $EARSHOT_HOME/models) or a ggml \
+            model path. Without --output the transcript goes to stdout. Up to \(maximumFiles) files per run, \
+            --jobs of them at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal.
+            """,
+        options: [
+            .init("model", valueName: "asr-fast|asr-pro|PATH", help: "Model tier or ggml file (default asr-fast)."),
+            .init("language", valueName: "CODE", help: "Spoken language (en, de, …); default: detect."),
+            .init("task", valueName: "transcribe|translate", help: "Transcribe, or translate to English."),
+            .init("format", valueName: "txt|srt|vtt|json|tsv", help: "Output format (default txt)."),
+            .init("output", valueName: "DIR", help: "Write <file stem>.<format> into DIR instead of stdout."),
+            .init("prompt", valueName: "TEXT", help: "Initial prompt (names, spelling, style)."),
+            .init("hotword", valueName: "WORD", help: "A word to favour.", repeatable: true),
+            .init("beam-size", valueName: "N", help: "Beam width (overrides the tier; 1 = greedy)."),
+            .init("jobs", valueName: "N", help: "Files decoded at once (default 1)."),
+            .init("threads", valueName: "N", help: "Compute threads per decode (default: cores / jobs)."),
+        ],
+        flags: [
+            .init("word-timestamps", help: "Per-word times and probabilities (JSON)."),
+            .init("no-vad", help: "Decode silence too (not recommended: invites hallucinations)."),
+        ],
+        positionals: [.init("FILE", help: "Audio file(s) to transcribe.")]
+            + (2...maximumFiles).map { _ in .init("FILE", help: "", optional: true) })
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let plan: Plan
+        do { plan = try Plan(arguments) } catch let error as ArgumentError {
+            writeError(error.description)
+            return 64
+        }
+        let model = try SpeechModel(path: plan.modelPath)
+        let engine = SpeechEngine(
+            model: model,
+            configuration: .init(concurrentDecodes: plan.jobs, threadsPerDecode: plan.threads))
+        let progress = ProgressLine(enabled: isatty(2) != 0, files: plan.files.count)
+
+        var failures = 0
+        try await withThrowingTaskGroup(of: (Int, Result<Transcript, any Error>).self) { group in
+            var next = 0
+            var outputs: [Int: Result<Transcript, any Error>] = [:]
+            var printed = 0
+            func start(_ index: Int) {
+                let file = plan.files[index]
+                let options = plan.options
+                group.addTask {
+                    do {
+                        let samples = try PCMWave.read(file)
+                        var transcript: Transcript?
+                        for try await event in engine.transcribe(samples: samples, options: options) {
+                            switch event {
+                            case .progress(let fraction): progress.update(index, fraction)
+                            case .completed(let result): transcript = result
+                            default: break
+                            }
+                        }
+                        progress.update(index, 1)
+                        return (index, .success(transcript!))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            while next < min(plan.jobs, plan.files.count) {
+                start(next)
+                next += 1
+            }
+            for try await (index, result) in group {
+                if next < plan.files.count {
+                    start(next)
+                    next += 1
+                }
+                outputs[index] = result
+                // Print in input order.
+                while let result = outputs[printed] {
+                    outputs[printed] = nil
+                    if !plan.write(result, of: plan.files[printed], progress: progress) { failures += 1 }
+                    printed += 1
+                }
+            }
+        }
+        progress.finish()
+        return failures == 0 ? 0 : 1
+    }
+
+    /// The parsed command line.
+    struct Plan: Sendable {
+        var files: [String]
+        var modelPath: String
+        var options: TranscriptionOptions
+        var formatter: TranscriptFormatter
+        var outputDirectory: String?
+        var jobs: Int
+        var threads: Int
+
+        init(_ arguments: ParsedArguments) throws {
+            let command = "earshot transcribe"
+            files = arguments.positionals
+            let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
+            let modelName = arguments.value("model") ?? "asr-fast"
+            options = TranscriptionOptions()
+            if let tier = DecodingTier.named(modelName) {
+                let candidates = tier.modelFiles.map { home + "/models/" + $0 }
+                guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                    throw ArgumentError(
+                        command: command,
+                        "no model file for \(modelName) (looked for \(candidates.joined(separator: ", "))); run `make setup`"
+                    )
+                }
+                modelPath = found
+                options = tier.applied(to: options)
+            } else if modelName.hasPrefix("asr-") {
+                throw ArgumentError(
+                    command: command, "unknown tier '\(modelName)': use asr-fast, asr-pro or a model path")
+            } else {
+                modelPath = modelName
+            }
+            if let language = arguments.value("language"), language != "auto" {
+                guard SpeechModel.isKnownLanguage(language) else {
+                    throw ArgumentError(
+                        command: command, "unknown language '\(language)': use an ISO code such as en, de, zh")
+                }
+                options.language = language
+            }
+            if let task = arguments.value("task") {
+                guard let parsed = TranscriptionOptions.Task(rawValue: task) else {
+                    throw ArgumentError(command: command, "--task must be transcribe or translate, not '\(task)'")
+                }
+                options.task = parsed
+            }
+            let formatName = arguments.value("format") ?? "txt"
+            guard let format = TranscriptFormatter.Format(rawValue: formatName) else {
+                throw ArgumentError(
+                    command: command, "--format must be one of txt, srt, vtt, json, tsv, not '\(formatName)'")
+            }
+            formatter = TranscriptFormatter(format: format)
+            outputDirectory = arguments.value("output")
+            options.initialPrompt = arguments.value("prompt")
+            options.hotwords = arguments.values("hotword")
+            options.wordTimestamps = arguments.flag("word-timestamps")
+            if arguments.flag("no-vad") { options.voiceActivity = nil }
+            func positive(_ name: String) throws -> Int? {
+                guard let text = arguments.value(name) else { return nil }
+                guard let value = Int(text), value >= 1 else {
+                    throw ArgumentError(command: command, "--\(name) must be a positive integer, not '\(text)'")
+                }
+                return value
+            }
+            if let beam = try positive("beam-size") { options.beamSize = beam }
+            jobs = min(try positive("jobs") ?? 1, max(1, files.count))
+            threads = try positive("threads") ?? max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
+        }
+
+        /// Writes one file's result; false if it failed.
+        func write(_ result: Result<Transcript, any Error>, of file: String, progress: ProgressLine) -> Bool {
+            switch result {
+            case .failure(let error):
+                progress.clear()
+                writeError("earshot transcribe: \(file): \(error)")
+                return false
+            case .success(let transcript):
+                let text = formatter.string(for: transcript)
+                if let outputDirectory {
+                    let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+                    let url = URL(fileURLWithPath: outputDirectory).appendingPathComponent(
+                        "\(stem).\(formatter.format.fileExtension)")
+                    do {
+                        try FileManager.default.createDirectory(
+                            atPath: outputDirectory, withIntermediateDirectories: true)
+                        try text.write(to: url, atomically: true, encoding: .utf8)
+                    } catch {
+                        progress.clear()
+                        writeError("earshot transcribe: cannot write \(url.path): \(error.localizedDescription)")
+                        return false
+                    }
+                } else {
+                    progress.clear()
+                    print(text, terminator: "")
+                    fflush(nil)
+                }
+                return true
+            }
+        }
+    }
+}
+
+/// A one-line progress bar on stderr (only when stderr is a terminal).
+final class ProgressLine: @unchecked Sendable {
+    // SAFETY: all state is behind `lock`.
+    private let lock = NSLock()
+    private let enabled: Bool
+    private var fractions: [Double]
+    private var lastDrawn = -1
+
+    init(enabled: Bool, files: Int) {
+        self.enabled = enabled
+        self.fractions = Array(repeating: 0, count: files)
+    }
+
+    func update(_ index: Int, _ fraction: Double) {
+        guard enabled else { return }
+        lock.withLock {
+            fractions[index] = fraction
+            let total = fractions.reduce(0, +) / Double(fractions.count)
+            let percent = Int(total * 100)
+            guard percent != lastDrawn else { return }
+            lastDrawn = percent
+            let width = 30
+            let filled = Int(total * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let done = fractions.filter { $0 >= 1 }.count
+            draw("\r[\(bar)] \(percent)% (\(done)/\(fractions.count) files)")
+        }
+    }
+
+    func clear() {
+        guard enabled else { return }
+        lock.withLock {
+            draw("\r\u{1B}[K")
+            lastDrawn = -1
+        }
+    }
+
+    func finish() { clear() }
+
+    private func draw(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Reads 16 kHz mono 16-bit PCM WAV (and headerless s16le `.raw`) until EarshotAudio's decoder is wired in.
+enum PCMWave {
+    static func read(_ path: String) throws -> [Float] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SpeechError(.invalidAudio, "cannot read \(path)")
+        }
+        let bytes = [UInt8](data)
+        func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
+        func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }
+        var pcm = bytes[...]
+        let convert = "convert it with: ffmpeg -i \(path) -ar 16000 -ac 1 -c:a pcm_s16le out.wav"
+        if path.hasSuffix(".raw") || path.hasSuffix(".pcm") {
+            pcm = bytes[...]
+        } else {
+            guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
+            else {
+                throw SpeechError(
+                    .invalidAudio, "\(path) is not a WAV file (other formats arrive with EarshotAudio); \(convert)")
+            }
+            var offset = 12
+            var data: ArraySlice<UInt8>?
+            var format: (tag: Int, channels: Int, rate: Int, bits: Int)?
+            while offset + 8 <= bytes.count {
+                let size = u32(offset + 4)
+                let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+                if id == "fmt ", offset + 24 <= bytes.count {
+                    format = (u16(offset + 8), u16(offset + 10), u32(offset + 12), u16(offset + 22))
+                } else if id == "data" {
+                    data = bytes[(offset + 8)..<min(bytes.count, offset + 8 + size)]
+                    break
+                }
+                offset += 8 + size + (size & 1)
+            }
+            guard let format, let data else {
+                throw SpeechError(.invalidAudio, "\(path): WAV without fmt or data chunk")
+            }
+            guard format.tag == 1, format.bits == 16, format.channels == 1, format.rate == 16_000 else {
+                throw SpeechError(
+                    .invalidAudio,
+                    "\(path): WAV is \(format.rate) Hz, \(format.channels) channel(s), \(format.bits)-bit (format \(format.tag)); "
+                        + "expected 16000 Hz mono 16-bit PCM; \(convert)")
+            }
+            pcm = data
+        }
+        var samples = [Float](repeating: 0, count: pcm.count / 2)
+        var index = pcm.startIndex
+        for i in samples.indices {
+            samples[i] = Float(Int16(bitPattern: UInt16(pcm[index]) | UInt16(pcm[index + 1]) << 8)) / 32768
+            index += 2
+        }
+        return samples
+    }
+}
