@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotHTTP
+import EarshotModels
 import EarshotStore
 import Foundation
 
@@ -9,6 +10,13 @@ struct Services: Sendable {
     let tokens: TokenService
     let uploads: UploadService
     let links: PublicLinks
+    let queue: JobQueue
+    let transcriptions: TranscriptionService
+    let running = RunningTasks()
+    let engines: SpeechEngines
+    let taskMetrics = TaskMetrics()
+    let metadata: any MetadataStore
+    let blobs: any BlobStore
     let configuration: ServerConfiguration
     private let logger = Logger(label: "maintenance")
 
@@ -17,6 +25,8 @@ struct Services: Sendable {
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.configuration = configuration
+        self.metadata = metadata
+        self.blobs = blobs
         let leeway = Duration.seconds(30)
         // A retired key must verify everything it signed: the longest token or URL lifetime, plus skew.
         let retention =
@@ -42,6 +52,21 @@ struct Services: Sendable {
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
                 downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
             now: now)
+        queue = JobQueue(metadata: metadata)
+        transcriptions = TranscriptionService(
+            queue: queue, metadata: metadata, links: links, running: running,
+            maxAttempts: configuration.taskMaxAttempts)
+        engines = SpeechEngines(
+            modelHome: configuration.modelHome ?? ModelStore.defaultHome(), concurrentDecodes: configuration.workers)
+    }
+
+    /// The transcription workers and lease reaper (run by `Application.run`).
+    var workers: TranscriptionWorkers {
+        TranscriptionWorkers(
+            queue: queue, metadata: metadata, blobs: blobs, engines: engines, running: running, metrics: taskMetrics,
+            configuration: .init(
+                count: configuration.workers, lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
+                pollInterval: configuration.taskPollInterval))
     }
 
     /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.
@@ -52,6 +77,7 @@ struct Services: Sendable {
             uploads: uploads, tokens: tokens,
             spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         ).register(on: api)
+        TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
         OpenAPIRoutes(links: links).register(on: router)
     }
 
