@@ -54,7 +54,7 @@ struct Services: Sendable {
             now: now)
         queue = JobQueue(metadata: metadata)
         transcriptions = TranscriptionService(
-            queue: queue, metadata: metadata, links: links, running: running,
+            queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
         engines = SpeechEngines(
             modelHome: configuration.modelHome ?? ModelStore.defaultHome(), concurrentDecodes: configuration.workers)

@@ -20,6 +20,7 @@ struct TranscriptionService: Sendable {
     let queue: JobQueue
     let metadata: any MetadataStore
     let links: PublicLinks
+    let signer: URLSigner
     let running: RunningTasks
     let maxAttempts: Int
 
@@ -75,7 +76,7 @@ struct TranscriptionService: Sendable {
         if let userID = request.userID, userID.isEmpty || userID.count > 128 {
             throw PlatformError.invalidArgument("user_id must be 1-128 characters")
         }
-        let fileID = try fileID(from: request.fileURL)
+        let fileID = try await fileID(from: request.fileURL)
         let exists = try await metadata.read { db in
             try db.queryFirst("SELECT id FROM files WHERE id = ? AND partner_id = ?", fileID, caller.partnerID) != nil
         }
@@ -87,24 +88,34 @@ struct TranscriptionService: Sendable {
             callbackURL: request.callbackURL, userID: request.userID)
     }
 
-    /// The file id in `fileURL`: a bare `file_…` id, or a `DownloadUrl` this server issued. Anything else is
-    /// refused without being fetched (no SSRF).
-    func fileID(from fileURL: String) throws -> String {
+    /// The file id in `fileURL`: a bare `file_…` id, or a `DownloadUrl` this server issued — recognised by its
+    /// base URL, or, when the base changed since (a restart on another port, a new `public-url`), by its valid
+    /// signature. Anything else is refused without being fetched (no SSRF).
+    func fileID(from fileURL: String) async throws -> String {
         if Identifier.isValid(fileURL, prefix: "file") { return fileURL }
         let ours = links.url("/open/partner/files/", query: "")
-        guard fileURL.hasPrefix(ours) else {
-            throw PlatformError.invalidArgument(
-                "file_url must be a DownloadUrl or FileId returned by complete-upload on this server (\(ours)…); "
-                    + "other URLs are never fetched")
-        }
-        let rest = fileURL.dropFirst(ours.count)
-        let path = rest.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        let parts = path.split(separator: "/")
+        let refused = PlatformError.invalidArgument(
+            "file_url must be a DownloadUrl or FileId returned by complete-upload on this server (\(ours)…); "
+                + "other URLs are never fetched")
+        guard let components = URLComponents(string: fileURL), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { throw refused }
+        let prefix = links.prefix + "/open/partner/files/"
+        guard components.path.hasPrefix(prefix) else { throw refused }
+        let parts = components.path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[1] == "download", Identifier.isValid(String(parts[0]), prefix: "file") else {
-            throw PlatformError.invalidArgument(
-                "file_url is not a DownloadUrl (expected \(ours)<file_id>/download?…)")
+            throw refused
         }
-        return String(parts[0])
+        let fileID = String(parts[0])
+        if !fileURL.hasPrefix(ours) {
+            let query = QueryParameters((components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            do {
+                try await signer.verify(method: .get, path: "/open/partner/files/\(fileID)/download", query: query)
+            } catch {
+                throw refused
+            }
+        }
+        return fileID
     }
 
     // MARK: Read
