@@ -42,6 +42,7 @@ public struct Application: Sendable {
                 services.links.setDerivedBase("http://\(urlHost):\(port)")
                 group.addTask { await services.maintain(every: maintenanceInterval) }
                 group.addTask { await services.workers.run() }
+                group.addTask { await services.deliverer.run() }
                 logger.notice(
                     "earshot listening",
                     metadata: [

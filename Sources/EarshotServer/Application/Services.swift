@@ -11,6 +11,7 @@ struct Services: Sendable {
     let uploads: UploadService
     let links: PublicLinks
     let queue: JobQueue
+    let webhooks: Webhooks
     let transcriptions: TranscriptionService
     let running = RunningTasks()
     let engines: SpeechEngines
@@ -52,7 +53,10 @@ struct Services: Sendable {
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
                 downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
             now: now)
-        queue = JobQueue(metadata: metadata)
+        let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod)
+        self.webhooks = webhooks
+        // A task's webhook delivery is recorded in the transaction that makes it final.
+        queue = JobQueue(metadata: metadata, onFinal: { db, job in try webhooks.enqueue(db, for: job) })
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
@@ -69,6 +73,15 @@ struct Services: Sendable {
                 pollInterval: configuration.taskPollInterval))
     }
 
+    /// The webhook sender (run by `Application.run`).
+    var deliverer: WebhookDeliverer {
+        WebhookDeliverer(
+            metadata: metadata, webhooks: webhooks, metrics: taskMetrics,
+            configuration: .init(
+                timeout: configuration.webhookTimeout, retryDelay: configuration.webhookRetryDelay,
+                pollInterval: configuration.taskPollInterval))
+    }
+
     /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.
     func register(on router: Router) {
         let api = configuration.apiPrefix.isEmpty ? router.group("/") : router.group(configuration.apiPrefix)
@@ -78,6 +91,7 @@ struct Services: Sendable {
             spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         ).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
+        WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
         OpenAPIRoutes(links: links).register(on: router)
     }
 

@@ -31,6 +31,10 @@ enum OpenAPIDocument {
             {
               "name": "transcription",
               "description": "Transcription tasks (partner token): create with an Idempotency-Key, poll, revoke, export."
+            },
+            {
+              "name": "webhooks",
+              "description": "Signed task webhooks: deliveries, redelivery, the signing secret."
             }
           ],
           "paths": {
@@ -1271,6 +1275,198 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/open/partner/transcriptions/{task_id}/webhook/deliveries": {
+              "get": {
+                "tags": [
+                  "webhooks"
+                ],
+                "operationId": "listWebhookDeliveries",
+                "summary": "The task's webhook deliveries with every attempt",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "Deliveries, oldest first.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WebhookDeliveryList"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/transcriptions/{task_id}/webhook/redeliver": {
+              "post": {
+                "tags": [
+                  "webhooks"
+                ],
+                "operationId": "redeliverWebhook",
+                "summary": "Send the final-state webhook again",
+                "description": "Creates a new delivery of the task's final-state event to its callback_url (retried like the first).",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "202": {
+                    "description": "Queued.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WebhookDelivery"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The task is not final or has no callback_url (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/webhooks/secret": {
+              "get": {
+                "tags": [
+                  "webhooks"
+                ],
+                "operationId": "getWebhookSecret",
+                "summary": "The secret that signs this partner's webhooks",
+                "description": "Created on first use. Verify `Earshot-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + \".\" + body)>`.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The secret.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WebhookSecret"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {
@@ -1861,6 +2057,118 @@ enum OpenAPIDocument {
                       "string",
                       "null"
                     ]
+                  }
+                }
+              },
+              "WebhookSecret": {
+                "type": "object",
+                "required": [
+                  "secret"
+                ],
+                "properties": {
+                  "secret": {
+                    "type": "string"
+                  }
+                }
+              },
+              "WebhookAttempt": {
+                "type": "object",
+                "required": [
+                  "attempt",
+                  "at_ms",
+                  "duration_ms"
+                ],
+                "properties": {
+                  "attempt": {
+                    "type": "integer"
+                  },
+                  "at_ms": {
+                    "type": "integer"
+                  },
+                  "status": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "HTTP status, null when no answer."
+                  },
+                  "error": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "duration_ms": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "WebhookDelivery": {
+                "type": "object",
+                "required": [
+                  "delivery_id",
+                  "task_id",
+                  "url",
+                  "event",
+                  "state",
+                  "attempts",
+                  "next_attempt_at_ms",
+                  "created_at_ms"
+                ],
+                "properties": {
+                  "delivery_id": {
+                    "type": "string"
+                  },
+                  "task_id": {
+                    "type": "string"
+                  },
+                  "url": {
+                    "type": "string"
+                  },
+                  "event": {
+                    "type": "string",
+                    "enum": [
+                      "transcription.succeeded",
+                      "transcription.failed",
+                      "transcription.revoked"
+                    ]
+                  },
+                  "state": {
+                    "type": "string",
+                    "enum": [
+                      "pending",
+                      "delivered",
+                      "failed"
+                    ]
+                  },
+                  "attempts": {
+                    "type": "integer"
+                  },
+                  "next_attempt_at_ms": {
+                    "type": "integer"
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  },
+                  "attempt_log": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/WebhookAttempt"
+                    }
+                  }
+                }
+              },
+              "WebhookDeliveryList": {
+                "type": "object",
+                "required": [
+                  "deliveries"
+                ],
+                "properties": {
+                  "deliveries": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/WebhookDelivery"
+                    }
                   }
                 }
               }

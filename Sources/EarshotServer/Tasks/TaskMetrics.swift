@@ -15,6 +15,8 @@ final class TaskMetrics: Sendable {
         var totalBuckets = [UInt64](repeating: 0, count: TaskMetrics.buckets.count)
         var totalCount: UInt64 = 0
         var totalSum: Double = 0
+        var webhookDelivered: UInt64 = 0
+        var webhookFailed: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -45,6 +47,13 @@ final class TaskMetrics: Sendable {
         }
     }
 
+    /// Records one webhook POST.
+    func webhookAttempt(delivered: Bool) {
+        state.withLock { state in
+            if delivered { state.webhookDelivered += 1 } else { state.webhookFailed += 1 }
+        }
+    }
+
     /// The metrics in Prometheus text format.
     func render() -> String {
         let snapshot = state.withLock { $0 }
@@ -64,6 +73,10 @@ final class TaskMetrics: Sendable {
         out += histogram(
             "earshot_task_total_seconds", "Time from task creation to its final state.", snapshot.totalBuckets,
             snapshot.totalCount, snapshot.totalSum)
+        out += "# HELP earshot_webhook_attempts_total Webhook POSTs by outcome (2xx or not).\n"
+        out += "# TYPE earshot_webhook_attempts_total counter\n"
+        out += "earshot_webhook_attempts_total{outcome=\"delivered\"} \(snapshot.webhookDelivered)\n"
+        out += "earshot_webhook_attempts_total{outcome=\"failed\"} \(snapshot.webhookFailed)\n"
         return out
     }
 
