@@ -108,11 +108,17 @@ targets += [
 targets += [
     .target(
         name: "EarshotServer",
-        dependencies: ["EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore"],
+        dependencies: [
+            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
+            "EarshotModels", "EarshotSpeech",
+        ],
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotServerTests",
-        dependencies: ["EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore"],
+        dependencies: [
+            "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
+            "EarshotSpeech", "EarshotTestSupport",
+        ],
         swiftSettings: swiftSettings),
 ]
 

@@ -20,6 +20,24 @@ public enum APIPath {
     public static let file = "/open/partner/files/{file_id}"
     /// `GET` (signed URL): the file's bytes, with `Range`.
     public static let fileDownload = "/open/partner/files/{file_id}/download"
+    /// `POST` (partner token): create a transcription task; `GET`: list tasks (`?cursor=&limit=&status=&user_id=`).
+    public static let transcriptions = "/open/partner/transcriptions"
+    /// `GET` (partner token): a task with its segments once finished.
+    public static let transcription = "/open/partner/transcriptions/{task_id}"
+    /// `POST` (partner token): stop a queued or running task (state `REVOKED`).
+    public static let revokeTranscription = "/open/partner/transcriptions/{task_id}/revoke"
+    /// `GET` (partner token): a finished transcript as `?format=srt|vtt|txt|json`.
+    public static let exportTranscription = "/open/partner/transcriptions/{task_id}/export"
+    /// `GET` (partner token): the task's webhook deliveries with every attempt.
+    public static let webhookDeliveries = "/open/partner/transcriptions/{task_id}/webhook/deliveries"
+    /// `POST` (partner token): deliver the task's final-state webhook again.
+    public static let webhookRedeliver = "/open/partner/transcriptions/{task_id}/webhook/redeliver"
+    /// `GET` (partner token): the secret that signs this partner's webhooks; `POST` …`/rotate` replaces it.
+    public static let webhookSecret = "/open/partner/webhooks/secret"
+    /// `POST` (partner token as Bearer): OpenAI-compatible synchronous transcription (multipart/form-data).
+    public static let openAITranscriptions = "/v1/audio/transcriptions"
+    /// `POST` (partner token as Bearer): OpenAI-compatible synchronous translation to English.
+    public static let openAITranslations = "/v1/audio/translations"
     /// `GET`: the OpenAPI 3.1 document.
     public static let openAPI = "/openapi.json"
 }

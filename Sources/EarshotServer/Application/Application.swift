@@ -7,8 +7,9 @@ import Foundation
 ///
 /// ``run(onListening:)`` serves until its task is cancelled (the executable cancels it on SIGTERM/SIGINT), then
 /// stops accepting, lets in-flight requests finish within ``ServerConfiguration/shutdownGrace`` and closes the
-/// stores. Background maintenance (garbage collection of abandoned uploads, signing-key rotation) runs as a
-/// child task of `run` and stops with it.
+/// stores. Background maintenance (garbage collection of abandoned uploads, signing-key rotation), the
+/// transcription workers with their lease reaper, and webhook delivery run as child tasks of `run` and stop with
+/// it (a worker hands its unfinished task back to the queue).
 public struct Application: Sendable {
     public let configuration: ServerConfiguration
     let logger = Logger(label: "server")
@@ -29,8 +30,10 @@ public struct Application: Sendable {
             let metrics = HTTPMetrics()
             let router = Router()
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
-            HealthRoutes(metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics())
-                .register(on: router)
+            HealthRoutes(
+                metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
+                extraMetrics: { [taskMetrics = services.taskMetrics] in taskMetrics.render() }
+            ).register(on: router)
             services.register(on: router)
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -38,6 +41,8 @@ public struct Application: Sendable {
                 let port = try await server.waitUntilListening()
                 services.links.setDerivedBase("http://\(urlHost):\(port)")
                 group.addTask { await services.maintain(every: maintenanceInterval) }
+                group.addTask { await services.workers.run() }
+                group.addTask { await services.deliverer.run() }
                 logger.notice(
                     "earshot listening",
                     metadata: [

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotHTTP
+import EarshotModels
 import EarshotStore
 import Foundation
 
@@ -9,6 +10,14 @@ struct Services: Sendable {
     let tokens: TokenService
     let uploads: UploadService
     let links: PublicLinks
+    let queue: JobQueue
+    let webhooks: Webhooks
+    let transcriptions: TranscriptionService
+    let running = RunningTasks()
+    let engines: SpeechEngines
+    let taskMetrics = TaskMetrics()
+    let metadata: any MetadataStore
+    let blobs: any BlobStore
     let configuration: ServerConfiguration
     private let logger = Logger(label: "maintenance")
 
@@ -17,6 +26,8 @@ struct Services: Sendable {
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.configuration = configuration
+        self.metadata = metadata
+        self.blobs = blobs
         let leeway = Duration.seconds(30)
         // A retired key must verify everything it signed: the longest token or URL lifetime, plus skew.
         let retention =
@@ -42,6 +53,33 @@ struct Services: Sendable {
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
                 downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
             now: now)
+        let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod)
+        self.webhooks = webhooks
+        // A task's webhook delivery is recorded in the transaction that makes it final.
+        queue = JobQueue(metadata: metadata, onFinal: { db, job in try webhooks.enqueue(db, for: job) })
+        transcriptions = TranscriptionService(
+            queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
+            maxAttempts: configuration.taskMaxAttempts)
+        engines = SpeechEngines(
+            modelHome: configuration.modelHome ?? ModelStore.defaultHome(), concurrentDecodes: configuration.workers)
+    }
+
+    /// The transcription workers and lease reaper (run by `Application.run`).
+    var workers: TranscriptionWorkers {
+        TranscriptionWorkers(
+            queue: queue, metadata: metadata, blobs: blobs, engines: engines, running: running, metrics: taskMetrics,
+            configuration: .init(
+                count: configuration.workers, lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
+                pollInterval: configuration.taskPollInterval))
+    }
+
+    /// The webhook sender (run by `Application.run`).
+    var deliverer: WebhookDeliverer {
+        WebhookDeliverer(
+            metadata: metadata, webhooks: webhooks, metrics: taskMetrics,
+            configuration: .init(
+                timeout: configuration.webhookTimeout, retryDelay: configuration.webhookRetryDelay,
+                pollInterval: configuration.taskPollInterval))
     }
 
     /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.
@@ -52,6 +90,8 @@ struct Services: Sendable {
             uploads: uploads, tokens: tokens,
             spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         ).register(on: api)
+        TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
+        WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
         OpenAPIRoutes(links: links).register(on: router)
     }
 

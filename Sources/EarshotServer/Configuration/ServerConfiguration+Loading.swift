@@ -184,6 +184,46 @@ extension ServerConfiguration {
         durationSetting("user-token-ttl", "Lifetime and cap of user tokens (default 24h).", \.userTokenTTL),
         durationSetting(
             "signing-key-rotation", "Age at which signing keys are replaced (default 30d).", \.signingKeyRotation),
+        Setting(name: "workers", valueName: "N", help: "In-process transcription workers, 0-64 (default 1).") {
+            config, value in
+            guard let count = Int(value), (0...64).contains(count) else {
+                return "'\(value)' is not a worker count between 0 and 64"
+            }
+            config.workers = count
+            return nil
+        },
+        Setting(name: "task-max-attempts", valueName: "N", help: "Attempts per task before FAILURE (default 3).") {
+            config, value in
+            guard let count = Int(value), (1...100).contains(count) else {
+                return "'\(value)' is not a number of attempts between 1 and 100"
+            }
+            config.taskMaxAttempts = count
+            return nil
+        },
+        durationSetting("task-lease", "A worker's lease on a task, renewed by heartbeats (default 30s).", \.taskLease),
+        durationSetting("task-retry-delay", "First retry delay of a failed task, doubling (default 5s).", \.taskRetryDelay),
+        Setting(name: "model-home", valueName: "DIR", help: "Directory holding models/ (default $EARSHOT_HOME).") {
+            config, value in
+            guard !value.isEmpty else { return "model-home must not be empty" }
+            config.modelHome = value
+            return nil
+        },
+        durationSetting("webhook-timeout", "Time limit of one webhook POST (default 10s).", \.webhookTimeout),
+        durationSetting(
+            "webhook-retry-delay", "First webhook retry delay, doubling up to 1h (default 5s).", \.webhookRetryDelay),
+        durationSetting(
+            "webhook-retry-period", "Webhooks are retried for this long (default 24h).", \.webhookRetryPeriod),
+        Setting(
+            name: "openai-max-file-size", valueName: "SIZE",
+            help: "Largest file for /v1/audio/* (default 25MiB)."
+        ) {
+            config, value in
+            guard let size = parseByteSize(value), size >= 1024 else {
+                return "'\(value)' is not a size of at least 1KiB (example: 25MiB)"
+            }
+            config.openAIMaxFileSize = size
+            return nil
+        },
     ]
 
     /// A setting holding a duration of at least one second.

@@ -56,6 +56,29 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Token and URL signing keys are replaced after this long (old keys keep verifying what they signed).
     public var signingKeyRotation: Duration = .seconds(30 * 86400)
 
+    /// In-process transcription workers (0 runs none: tasks wait for a worker elsewhere). One decode already uses
+    /// every core, so more than one only helps on big machines.
+    public var workers = 1
+    /// Attempts a task gets (a failed decode or a lost worker counts) before it is `FAILURE`.
+    public var taskMaxAttempts = 3
+    /// A worker's claim on a task lasts this long unless its heartbeat (every third of it) extends it; a task whose
+    /// worker died is re-queued once it expires.
+    public var taskLease: Duration = .seconds(30)
+    /// Delay before the first retry of a failed task; doubles with each further attempt.
+    public var taskRetryDelay: Duration = .seconds(5)
+    /// How often an idle worker looks for queued tasks.
+    public var taskPollInterval: Duration = .milliseconds(250)
+    /// Where speech models are installed (`<home>/models`); nil means `$EARSHOT_HOME` or `~/.cache/earshot`.
+    public var modelHome: String?
+    /// One webhook POST may take this long before it counts as failed.
+    public var webhookTimeout: Duration = .seconds(10)
+    /// Delay before the first webhook retry; doubles after each failed attempt (capped at 1 h).
+    public var webhookRetryDelay: Duration = .seconds(5)
+    /// A webhook is retried until this long after the event, then marked failed (it can still be redelivered).
+    public var webhookRetryPeriod: Duration = .seconds(86400)
+    /// Largest audio file the OpenAI-compatible endpoints accept (OpenAI's own limit is 25 MB).
+    public var openAIMaxFileSize = 25 << 20
+
     public init() {}
 
     /// The SQLite file the metadata store uses.

@@ -27,6 +27,14 @@ enum OpenAPIDocument {
             {
               "name": "operations",
               "description": "Health, readiness, metrics, this document."
+            },
+            {
+              "name": "transcription",
+              "description": "Transcription tasks (partner token): create with an Idempotency-Key, poll, revoke, export."
+            },
+            {
+              "name": "webhooks",
+              "description": "Signed task webhooks: deliveries, redelivery, the signing secret."
             }
           ],
           "paths": {
@@ -799,6 +807,666 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/open/partner/transcriptions": {
+              "post": {
+                "tags": [
+                  "transcription"
+                ],
+                "operationId": "createTranscription",
+                "summary": "Create a transcription task",
+                "description": "Queues the transcription of an uploaded file. `file_url` must be a `DownloadUrl` or `FileId` from `complete-upload` on this server; other URLs are refused and never fetched. With an `Idempotency-Key` header, the same key and body return the same task (200, `Idempotent-Replayed: true`); the same key with another body is 409.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "Idempotency-Key",
+                    "in": "header",
+                    "required": false,
+                    "description": "Makes retries safe (1-255 characters).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/TranscriptionTaskRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "description": "Created (status `PENDING`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TranscriptionTask"
+                        }
+                      }
+                    }
+                  },
+                  "200": {
+                    "description": "The task already created with this Idempotency-Key and body.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TranscriptionTask"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "The file does not exist in this tenant (`NOT_FOUND`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The Idempotency-Key was used with a different body (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "get": {
+                "tags": [
+                  "transcription"
+                ],
+                "operationId": "listTranscriptions",
+                "summary": "List transcription tasks, newest first",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "cursor",
+                    "in": "query",
+                    "required": false,
+                    "description": "`next_cursor` of the previous page.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "required": false,
+                    "description": "Page size, 1-200 (default 50).",
+                    "schema": {
+                      "type": "integer"
+                    }
+                  },
+                  {
+                    "name": "status",
+                    "in": "query",
+                    "required": false,
+                    "description": "Only tasks in this state: PENDING, RUNNING (RECEIVED/STARTED/PROGRESS), SUCCESS, FAILURE, REVOKED.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "user_id",
+                    "in": "query",
+                    "required": false,
+                    "description": "Only tasks created for this user.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "A page of tasks (without segments).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TranscriptionTaskList"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/transcriptions/{task_id}": {
+              "get": {
+                "tags": [
+                  "transcription"
+                ],
+                "operationId": "getTranscription",
+                "summary": "A task, with segments once SUCCESS",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The task.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TranscriptionTask"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/transcriptions/{task_id}/revoke": {
+              "post": {
+                "tags": [
+                  "transcription"
+                ],
+                "operationId": "revokeTranscription",
+                "summary": "Stop a queued or running task",
+                "description": "A running decode stops within one decoder step; the task becomes `REVOKED`. Revoking a revoked task returns it unchanged.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The revoked task.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TranscriptionTask"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The task already finished (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/transcriptions/{task_id}/export": {
+              "get": {
+                "tags": [
+                  "transcription"
+                ],
+                "operationId": "exportTranscription",
+                "summary": "A finished transcript as SRT, WebVTT, text, JSON or TSV",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "format",
+                    "in": "query",
+                    "required": false,
+                    "description": "srt, vtt, txt, json (default) or tsv.",
+                    "schema": {
+                      "type": "string",
+                      "enum": [
+                        "srt",
+                        "vtt",
+                        "txt",
+                        "json",
+                        "tsv"
+                      ]
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The transcript (`Content-Disposition: attachment`).",
+                    "content": {
+                      "application/x-subrip": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "text/vtt": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "text/plain": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "application/json": {
+                        "schema": {
+                          "type": "object"
+                        }
+                      },
+                      "text/tab-separated-values": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The task is not SUCCESS (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/transcriptions/{task_id}/webhook/deliveries": {
+              "get": {
+                "tags": [
+                  "webhooks"
+                ],
+                "operationId": "listWebhookDeliveries",
+                "summary": "The task's webhook deliveries with every attempt",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "Deliveries, oldest first.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WebhookDeliveryList"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/transcriptions/{task_id}/webhook/redeliver": {
+              "post": {
+                "tags": [
+                  "webhooks"
+                ],
+                "operationId": "redeliverWebhook",
+                "summary": "Send the final-state webhook again",
+                "description": "Creates a new delivery of the task's final-state event to its callback_url (retried like the first).",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "202": {
+                    "description": "Queued.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WebhookDelivery"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The task is not final or has no callback_url (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/webhooks/secret": {
+              "get": {
+                "tags": [
+                  "webhooks"
+                ],
+                "operationId": "getWebhookSecret",
+                "summary": "The secret that signs this partner's webhooks",
+                "description": "Created on first use. Verify `Earshot-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + \".\" + body)>`.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The secret.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/WebhookSecret"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {
@@ -1195,6 +1863,312 @@ enum OpenAPIDocument {
                   "download_url": {
                     "type": "string",
                     "format": "uri"
+                  }
+                }
+              },
+              "TranscriptionTaskRequest": {
+                "type": "object",
+                "required": [
+                  "file_url",
+                  "model"
+                ],
+                "properties": {
+                  "file_url": {
+                    "type": "string",
+                    "description": "A DownloadUrl or FileId from complete-upload on this server."
+                  },
+                  "model": {
+                    "type": "string",
+                    "enum": [
+                      "asr-fast",
+                      "asr-pro"
+                    ]
+                  },
+                  "language": {
+                    "type": "string",
+                    "description": "ISO code (en, zh, …); omit to detect."
+                  },
+                  "task": {
+                    "type": "string",
+                    "enum": [
+                      "transcribe",
+                      "translate"
+                    ],
+                    "default": "transcribe"
+                  },
+                  "diarization": {
+                    "type": "object",
+                    "required": [
+                      "enabled"
+                    ],
+                    "properties": {
+                      "enabled": {
+                        "type": "boolean"
+                      },
+                      "speakers": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 32
+                      }
+                    }
+                  },
+                  "callback_url": {
+                    "type": "string",
+                    "description": "http(s) URL receiving the signed webhook when the task is final."
+                  },
+                  "user_id": {
+                    "type": "string",
+                    "description": "The partner's user the recording belongs to."
+                  }
+                }
+              },
+              "TranscriptSegment": {
+                "type": "object",
+                "required": [
+                  "speaker",
+                  "start_ms",
+                  "end_ms",
+                  "text"
+                ],
+                "properties": {
+                  "speaker": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "start_ms": {
+                    "type": "integer"
+                  },
+                  "end_ms": {
+                    "type": "integer"
+                  },
+                  "text": {
+                    "type": "string"
+                  }
+                }
+              },
+              "TranscriptionTask": {
+                "type": "object",
+                "required": [
+                  "task_id",
+                  "status",
+                  "progress",
+                  "model",
+                  "file_id",
+                  "attempts",
+                  "created_at_ms",
+                  "updated_at_ms"
+                ],
+                "properties": {
+                  "task_id": {
+                    "type": "string"
+                  },
+                  "status": {
+                    "type": "string",
+                    "enum": [
+                      "PENDING",
+                      "RECEIVED",
+                      "STARTED",
+                      "PROGRESS",
+                      "SUCCESS",
+                      "FAILURE",
+                      "REVOKED"
+                    ]
+                  },
+                  "progress": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 100,
+                    "description": "Percent done."
+                  },
+                  "model": {
+                    "type": "string"
+                  },
+                  "language": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "duration_ms": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "segments": {
+                    "type": [
+                      "array",
+                      "null"
+                    ],
+                    "items": {
+                      "$ref": "#/components/schemas/TranscriptSegment"
+                    },
+                    "description": "Present when SUCCESS."
+                  },
+                  "error": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "Why the task failed or was revoked, or the last error while retrying."
+                  },
+                  "file_id": {
+                    "type": "string"
+                  },
+                  "user_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "attempts": {
+                    "type": "integer"
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  },
+                  "updated_at_ms": {
+                    "type": "integer"
+                  },
+                  "finished_at_ms": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "TranscriptionTaskList": {
+                "type": "object",
+                "required": [
+                  "tasks"
+                ],
+                "properties": {
+                  "tasks": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/TranscriptionTask"
+                    }
+                  },
+                  "next_cursor": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "WebhookSecret": {
+                "type": "object",
+                "required": [
+                  "secret"
+                ],
+                "properties": {
+                  "secret": {
+                    "type": "string"
+                  }
+                }
+              },
+              "WebhookAttempt": {
+                "type": "object",
+                "required": [
+                  "attempt",
+                  "at_ms",
+                  "duration_ms"
+                ],
+                "properties": {
+                  "attempt": {
+                    "type": "integer"
+                  },
+                  "at_ms": {
+                    "type": "integer"
+                  },
+                  "status": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "description": "HTTP status, null when no answer."
+                  },
+                  "error": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "duration_ms": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "WebhookDelivery": {
+                "type": "object",
+                "required": [
+                  "delivery_id",
+                  "task_id",
+                  "url",
+                  "event",
+                  "state",
+                  "attempts",
+                  "next_attempt_at_ms",
+                  "created_at_ms"
+                ],
+                "properties": {
+                  "delivery_id": {
+                    "type": "string"
+                  },
+                  "task_id": {
+                    "type": "string"
+                  },
+                  "url": {
+                    "type": "string"
+                  },
+                  "event": {
+                    "type": "string",
+                    "enum": [
+                      "transcription.succeeded",
+                      "transcription.failed",
+                      "transcription.revoked"
+                    ]
+                  },
+                  "state": {
+                    "type": "string",
+                    "enum": [
+                      "pending",
+                      "delivered",
+                      "failed"
+                    ]
+                  },
+                  "attempts": {
+                    "type": "integer"
+                  },
+                  "next_attempt_at_ms": {
+                    "type": "integer"
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  },
+                  "attempt_log": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/WebhookAttempt"
+                    }
+                  }
+                }
+              },
+              "WebhookDeliveryList": {
+                "type": "object",
+                "required": [
+                  "deliveries"
+                ],
+                "properties": {
+                  "deliveries": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/WebhookDelivery"
+                    }
                   }
                 }
               }

@@ -82,5 +82,76 @@ public enum StoreSchema {
                 );
                 CREATE INDEX files_partner ON files (partner_id, user_id, created_at);
                 """),
+        Migration(
+            version: 4, name: "jobs",
+            sql: """
+                -- The durable job queue (see JobQueue). A worker claims a 'queued' job whose run_after has passed by
+                -- taking a lease (lease_owner, lease_expires_at) and extends it with heartbeats; an expired lease
+                -- puts the job back to 'queued' (or 'failed' once attempts reach max_attempts). Every transition is
+                -- conditional on the lease, so a job finishes exactly once. Times are Unix milliseconds.
+                CREATE TABLE jobs (
+                    id               TEXT PRIMARY KEY,
+                    tenant           TEXT NOT NULL,
+                    subject          TEXT,
+                    kind             TEXT NOT NULL,
+                    payload          TEXT NOT NULL,
+                    state            TEXT NOT NULL
+                                     CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+                    stage            TEXT,
+                    progress         REAL NOT NULL DEFAULT 0,
+                    attempts         INTEGER NOT NULL DEFAULT 0,
+                    max_attempts     INTEGER NOT NULL CHECK (max_attempts > 0),
+                    run_after        INTEGER NOT NULL,
+                    lease_owner      TEXT,
+                    lease_expires_at INTEGER,
+                    heartbeat_at     INTEGER,
+                    idempotency_key  TEXT,
+                    request_hash     TEXT,
+                    result           TEXT,
+                    error            TEXT,
+                    created_at       INTEGER NOT NULL,
+                    updated_at       INTEGER NOT NULL,
+                    started_at       INTEGER,
+                    finished_at      INTEGER,
+                    UNIQUE (tenant, kind, idempotency_key)
+                );
+                CREATE INDEX jobs_due ON jobs (kind, state, run_after);
+                CREATE INDEX jobs_lease ON jobs (state, lease_expires_at);
+                CREATE INDEX jobs_tenant ON jobs (tenant, kind, created_at, id);
+                """),
+        Migration(
+            version: 5, name: "webhooks",
+            sql: """
+                -- Per-partner secret that signs webhook bodies (HMAC-SHA256), created on first use.
+                ALTER TABLE partners ADD COLUMN webhook_secret TEXT;
+                -- One event to deliver to a callback URL ('pending' until a 2xx, 'failed' once the retry period is
+                -- over). next_attempt_at doubles as a short lease while an attempt is in flight.
+                CREATE TABLE webhook_deliveries (
+                    id              TEXT PRIMARY KEY,
+                    tenant          TEXT NOT NULL,
+                    job_id          TEXT NOT NULL REFERENCES jobs (id),
+                    url             TEXT NOT NULL,
+                    event           TEXT NOT NULL,
+                    body            TEXT NOT NULL,
+                    state           TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                    attempts        INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    give_up_at      INTEGER NOT NULL,
+                    created_at      INTEGER NOT NULL,
+                    updated_at      INTEGER NOT NULL
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+                CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id, created_at);
+                -- Every attempt, successful or not.
+                CREATE TABLE webhook_attempts (
+                    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (id),
+                    attempt     INTEGER NOT NULL,
+                    at          INTEGER NOT NULL,
+                    status      INTEGER,
+                    error       TEXT,
+                    duration_ms INTEGER NOT NULL,
+                    PRIMARY KEY (delivery_id, attempt)
+                );
+                """),
     ]
 }

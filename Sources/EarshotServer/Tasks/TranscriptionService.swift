@@ -1,0 +1,272 @@
+import EarshotAPI
+import EarshotCore
+import EarshotCrypto
+import EarshotHTTP
+import EarshotSpeech
+import EarshotStore
+import Foundation
+
+/// Transcription tasks: create (idempotent), read, list, revoke and export, over the durable ``JobQueue``.
+///
+/// Every call needs a partner token and sees only its own tenant's tasks; another tenant's task id answers 404
+/// exactly like a missing one. The audio must be a file uploaded to this server (a `DownloadUrl` or `FileId`):
+/// the server never fetches a URL it did not issue.
+struct TranscriptionService: Sendable {
+    /// The queue kind of transcription jobs.
+    static let kind = "transcription"
+    /// The model tiers the API accepts.
+    static let models = ["asr-fast", "asr-pro"]
+
+    let queue: JobQueue
+    let metadata: any MetadataStore
+    let links: PublicLinks
+    let signer: URLSigner
+    let running: RunningTasks
+    let maxAttempts: Int
+
+    // MARK: Create
+
+    /// Validates `request`, resolves its file in the caller's tenant and enqueues it (or returns the task already
+    /// created with the same `Idempotency-Key` and body).
+    func create(
+        for caller: Principal, _ request: TranscriptionTaskRequest, idempotencyKey: String?
+    ) async throws -> (task: TranscriptionTask, created: Bool) {
+        try caller.requirePartner("creating transcription tasks")
+        let payload = try await validate(request, for: caller)
+        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > 255 {
+            throw PlatformError.invalidArgument("Idempotency-Key must be 1-255 characters")
+        }
+        let encoded = try Self.encoder.encode(payload)
+        let (job, created) = try await queue.enqueue(
+            NewJob(
+                id: Identifier.make(prefix: "task"), tenant: caller.partnerID, subject: payload.userID,
+                kind: Self.kind, payload: String(decoding: encoded, as: UTF8.self), maxAttempts: maxAttempts,
+                idempotencyKey: idempotencyKey, requestHash: DigestAlgorithm.sha256.hash(encoded).hex))
+        return (try Self.wire(job), created)
+    }
+
+    private func validate(_ request: TranscriptionTaskRequest, for caller: Principal) async throws
+        -> TranscriptionPayload
+    {
+        guard Self.models.contains(request.model) else {
+            throw PlatformError.invalidArgument(
+                "model \"\(request.model)\" is not offered; use asr-fast (low latency) or asr-pro (high accuracy)")
+        }
+        let task = request.task ?? "transcribe"
+        guard TranscriptionOptions.Task(rawValue: task) != nil else {
+            throw PlatformError.invalidArgument("task \"\(task)\" is unknown; use transcribe or translate")
+        }
+        var language = request.language?.trimmingCharacters(in: .whitespaces).lowercased()
+        if language == "" || language == "auto" { language = nil }
+        if let language, !SpeechModel.isKnownLanguage(language) {
+            throw PlatformError.invalidArgument(
+                "language \"\(language)\" is unknown; use an ISO code such as en, zh, de, or omit it to detect it")
+        }
+        if let speakers = request.diarization?.speakers, !(1...32).contains(speakers) {
+            throw PlatformError.invalidArgument("diarization.speakers must be between 1 and 32")
+        }
+        if let callback = request.callbackURL {
+            guard let url = URL(string: callback), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host?.isEmpty == false
+            else {
+                throw PlatformError.invalidArgument(
+                    "callback_url \"\(callback)\" is not an absolute http or https URL")
+            }
+        }
+        if let userID = request.userID, userID.isEmpty || userID.count > 128 {
+            throw PlatformError.invalidArgument("user_id must be 1-128 characters")
+        }
+        let fileID = try await fileID(from: request.fileURL)
+        let exists = try await metadata.read { db in
+            try db.queryFirst("SELECT id FROM files WHERE id = ? AND partner_id = ?", fileID, caller.partnerID) != nil
+        }
+        guard exists else {
+            throw PlatformError.notFound("no file \(fileID); upload it first (complete-upload returns its DownloadUrl)")
+        }
+        return TranscriptionPayload(
+            fileID: fileID, model: request.model, language: language, task: task, diarization: request.diarization,
+            callbackURL: request.callbackURL, userID: request.userID)
+    }
+
+    /// The file id in `fileURL`: a bare `file_…` id, or a `DownloadUrl` this server issued — recognised by its
+    /// base URL, or, when the base changed since (a restart on another port, a new `public-url`), by its valid
+    /// signature. Anything else is refused without being fetched (no SSRF).
+    func fileID(from fileURL: String) async throws -> String {
+        if Identifier.isValid(fileURL, prefix: "file") { return fileURL }
+        let ours = links.url("/open/partner/files/", query: "")
+        let refused = PlatformError.invalidArgument(
+            "file_url must be a DownloadUrl or FileId returned by complete-upload on this server (\(ours)…); "
+                + "other URLs are never fetched")
+        guard let components = URLComponents(string: fileURL), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { throw refused }
+        let prefix = links.prefix + "/open/partner/files/"
+        guard components.path.hasPrefix(prefix) else { throw refused }
+        let parts = components.path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1] == "download", Identifier.isValid(String(parts[0]), prefix: "file") else {
+            throw refused
+        }
+        let fileID = String(parts[0])
+        if !fileURL.hasPrefix(ours) {
+            let query = QueryParameters((components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            do {
+                try await signer.verify(method: .get, path: "/open/partner/files/\(fileID)/download", query: query)
+            } catch {
+                throw refused
+            }
+        }
+        return fileID
+    }
+
+    // MARK: Read
+
+    func task(for caller: Principal, id: String) async throws -> TranscriptionTask {
+        try Self.wire(try await job(for: caller, id: id))
+    }
+
+    func list(
+        for caller: Principal, cursor: String?, limit: Int?, status: String?, userID: String?
+    ) async throws -> TranscriptionTaskList {
+        try caller.requirePartner("listing transcription tasks")
+        var after: JobPage.Cursor?
+        if let cursor {
+            guard let parsed = JobPage.Cursor(token: cursor) else {
+                throw PlatformError.invalidArgument("cursor is malformed; pass next_cursor from the previous page")
+            }
+            after = parsed
+        }
+        let limit = limit ?? 50
+        guard (1...200).contains(limit) else { throw PlatformError.invalidArgument("limit must be between 1 and 200") }
+        var state: Job.State?
+        if let status {
+            guard let wanted = TaskStatus(rawValue: status.uppercased()), wanted != .received, wanted != .started,
+                wanted != .progress
+            else {
+                throw PlatformError.invalidArgument(
+                    "status filter must be one of PENDING, RUNNING, SUCCESS, FAILURE, REVOKED")
+            }
+            state = Self.queueState(wanted)
+        } else {
+            state = nil
+        }
+        if status?.uppercased() == "RUNNING" { state = .running }
+        let page = try await queue.list(
+            tenant: caller.partnerID, kind: Self.kind, subject: userID, state: state, after: after, limit: limit)
+        return TranscriptionTaskList(
+            tasks: try page.jobs.map { try Self.wire($0, segments: false) }, nextCursor: page.next?.token)
+    }
+
+    // MARK: Revoke
+
+    /// Cancels a queued or running task. A running decode stops within one decoder step.
+    func revoke(for caller: Principal, id: String) async throws -> TranscriptionTask {
+        try caller.requirePartner("revoking transcription tasks")
+        guard Identifier.isValid(id, prefix: "task"),
+            let job = try await queue.cancel(id, tenant: caller.partnerID, reason: "revoked by the partner")
+        else { throw Self.notFound(id) }
+        if job.state == .cancelled {
+            running.stop(id)
+        } else {
+            throw PlatformError.conflict("task \(id) already finished (\(try Self.wire(job).status.rawValue))")
+        }
+        return try Self.wire(job)
+    }
+
+    // MARK: Export
+
+    /// The finished transcript as `format` (srt, vtt, txt, json, tsv).
+    func export(for caller: Principal, id: String, format rawFormat: String?) async throws -> Response {
+        let formatName = rawFormat?.lowercased() ?? "json"
+        guard let format = TranscriptFormatter.Format(rawValue: formatName) else {
+            throw PlatformError.invalidArgument("format \"\(formatName)\" is unknown; use srt, vtt, txt, json or tsv")
+        }
+        let job = try await job(for: caller, id: id)
+        guard job.state == .succeeded, let transcript = try Self.transcript(job) else {
+            throw PlatformError.conflict(
+                "task \(id) is \(try Self.wire(job).status.rawValue); only SUCCESS tasks can be exported")
+        }
+        let body = TranscriptFormatter(format: format, includeWords: false).string(for: transcript)
+        return Response(
+            status: .ok,
+            headers: [
+                "Content-Type": Self.contentType(format),
+                "Content-Disposition": "attachment; filename=\"\(id).\(format.fileExtension)\"",
+            ],
+            body: .bytes(Array(body.utf8)))
+    }
+
+    static func contentType(_ format: TranscriptFormatter.Format) -> String {
+        switch format {
+        case .srt: "application/x-subrip; charset=utf-8"
+        case .vtt: "text/vtt; charset=utf-8"
+        case .txt: "text/plain; charset=utf-8"
+        case .tsv: "text/tab-separated-values; charset=utf-8"
+        case .json: "application/json"
+        }
+    }
+
+    // MARK: Helpers
+
+    func job(for caller: Principal, id: String) async throws -> Job {
+        try caller.requirePartner("reading transcription tasks")
+        guard Identifier.isValid(id, prefix: "task"), let job = try await queue.job(id, tenant: caller.partnerID),
+            job.kind == Self.kind
+        else { throw Self.notFound(id) }
+        return job
+    }
+
+    static func notFound(_ id: String) -> PlatformError { .notFound("no transcription task \(id)") }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func queueState(_ status: TaskStatus) -> Job.State {
+        switch status {
+        case .pending: .queued
+        case .received, .started, .progress: .running
+        case .success: .succeeded
+        case .failure: .failed
+        case .revoked: .cancelled
+        }
+    }
+
+    static func status(_ job: Job) -> TaskStatus {
+        switch job.state {
+        case .queued: .pending
+        case .running: job.stage.flatMap(TaskStatus.init(rawValue:)) ?? .received
+        case .succeeded: .success
+        case .failed: .failure
+        case .cancelled: .revoked
+        }
+    }
+
+    static func payload(_ job: Job) throws -> TranscriptionPayload {
+        try JSONDecoder().decode(TranscriptionPayload.self, from: Data(job.payload.utf8))
+    }
+
+    static func transcript(_ job: Job) throws -> Transcript? {
+        guard let result = job.result else { return nil }
+        return try JSONDecoder().decode(Transcript.self, from: Data(result.utf8))
+    }
+
+    /// The wire form of a transcription job.
+    static func wire(_ job: Job, segments includeSegments: Bool = true) throws -> TranscriptionTask {
+        let payload = try payload(job)
+        let transcript = job.state == .succeeded ? try transcript(job) : nil
+        let status = status(job)
+        return TranscriptionTask(
+            taskID: job.id, status: status, progress: status == .success ? 100 : Int((job.progress * 100).rounded()),
+            model: payload.model, language: transcript?.language ?? payload.language,
+            durationMs: transcript?.durationMs,
+            segments: includeSegments
+                ? transcript?.segments.map {
+                    TranscriptSegment(speaker: $0.speaker, startMs: $0.startMs, endMs: $0.endMs, text: $0.text)
+                } : nil,
+            error: status == .success ? nil : job.error, fileID: payload.fileID, userID: payload.userID,
+            attempts: job.attempts, createdAtMs: job.createdAt, updatedAtMs: job.updatedAt,
+            finishedAtMs: job.finishedAt)
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+
+/// The durable job queue over a ``MetadataStore``: enqueue with idempotency keys, claim with a lease, heartbeat,
+/// finish exactly once, retry with a bound, re-queue expired leases, cancel.
+///
+/// Every transition is one write transaction and is conditional on the caller still holding the lease
+/// (`lease_owner` and state `running`), so a worker that lost its lease (it was presumed dead and the job
+/// re-queued, or the job was cancelled) cannot finish the job a second time. On SQLite a claim is one
+/// `UPDATE … WHERE id = (SELECT … ORDER BY run_after LIMIT 1) RETURNING …` under the single writer; a PostgreSQL
+/// backend takes the row with `SELECT … FOR UPDATE SKIP LOCKED` inside the same `write`.
+///
+/// ``onFinal`` runs inside the transaction that makes a job final (succeeded, failed or cancelled, including
+/// failure by lease expiry), so work that must follow a final state (a webhook delivery row) commits with it.
+public struct JobQueue: Sendable {
+    /// Outcome of a failed attempt.
+    public enum Failure: Sendable, Hashable {
+        /// Try again after `delay` if attempts remain, else fail the job.
+        case retry(reason: String, delay: Duration)
+        /// Fail the job now (bad input: retrying cannot help).
+        case permanent(reason: String)
+    }
+
+    public let metadata: any MetadataStore
+    /// Called in the transaction that makes a job final.
+    public var onFinal: @Sendable (any SQLDatabase, Job) throws -> Void
+    /// The clock (Unix milliseconds); injectable for tests.
+    public var now: @Sendable () -> Int64
+
+    public init(
+        metadata: any MetadataStore, onFinal: @escaping @Sendable (any SQLDatabase, Job) throws -> Void = { _, _ in },
+        now: @escaping @Sendable () -> Int64 = JobQueue.wallClock
+    ) {
+        self.metadata = metadata
+        self.onFinal = onFinal
+        self.now = now
+    }
+
+    /// The system clock in Unix milliseconds.
+    public static let wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    // MARK: Submit
+
+    /// Adds a job, or returns the job already submitted with the same idempotency key.
+    ///
+    /// - Returns: the job and whether it was created now.
+    /// - Throws: ``StoreError`` `.conflict` when the key was used for a different request (another hash).
+    public func enqueue(_ new: NewJob) async throws -> (job: Job, created: Bool) {
+        let at = now()
+        return try await metadata.write { db in
+            if let key = new.idempotencyKey,
+                let existing = try db.queryFirst(
+                    "SELECT \(Job.columns) FROM jobs WHERE tenant = ? AND kind = ? AND idempotency_key = ?", new.tenant,
+                    new.kind, key
+                ).map({ try $0.decode(Job.self) })
+            {
+                guard existing.requestHash == new.requestHash else {
+                    throw StoreError(
+                        .conflict,
+                        "Idempotency-Key \"\(key)\" was already used for a different request (job \(existing.id)); "
+                            + "send a new key for a new request")
+                }
+                return (existing, false)
+            }
+            let row = try db.queryFirst(
+                "INSERT INTO jobs (id, tenant, subject, kind, payload, state, progress, attempts, max_attempts, "
+                    + "run_after, idempotency_key, request_hash, created_at, updated_at) "
+                    + "VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
+                new.id, new.tenant, new.subject, new.kind, new.payload, new.maxAttempts, at, new.idempotencyKey,
+                new.requestHash, at, at)
+            return (try row!.decode(Job.self), true)
+        }
+    }
+
+    // MARK: Work
+
+    /// Claims the oldest due job of `kind` for `owner` with a lease of `lease`, or nil when none is due.
+    public func claim(kind: String, owner: String, lease: Duration) async throws -> Job? {
+        let at = now()
+        let expires = at + lease.milliseconds
+        return try await metadata.write { db in
+            try db.queryFirst(
+                "UPDATE jobs SET state = 'running', stage = NULL, attempts = attempts + 1, lease_owner = ?, "
+                    + "lease_expires_at = ?, heartbeat_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? "
+                    + "WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND kind = ? AND run_after <= ? "
+                    + "ORDER BY run_after, created_at, id LIMIT 1) RETURNING \(Job.columns)",
+                owner, expires, at, at, at, kind, at
+            ).map { try $0.decode(Job.self) }
+        }
+    }
+
+    /// Extends the lease and records progress/stage. Returns false when `owner` no longer holds the job (it was
+    /// cancelled, or its lease expired and it was re-queued): the worker must stop and not finish it.
+    public func heartbeat(
+        _ id: String, owner: String, lease: Duration, progress: Double? = nil, stage: String? = nil
+    ) async throws -> Bool {
+        let at = now()
+        return try await metadata.write { db in
+            try db.execute(
+                "UPDATE jobs SET lease_expires_at = ?, heartbeat_at = ?, updated_at = ?, "
+                    + "progress = COALESCE(?, progress), stage = COALESCE(?, stage) "
+                    + "WHERE id = ? AND lease_owner = ? AND state = 'running'",
+                at + lease.milliseconds, at, at, progress, stage, id, owner) == 1
+        }
+    }
+
+    /// Finishes a job successfully with `result`. Returns false (and changes nothing) if `owner` lost the lease.
+    @discardableResult
+    public func complete(_ id: String, owner: String, result: String) async throws -> Bool {
+        let at = now()
+        let onFinal = self.onFinal
+        return try await metadata.write { db in
+            guard
+                let job = try db.queryFirst(
+                    "UPDATE jobs SET state = 'succeeded', result = ?, error = NULL, progress = 1, finished_at = ?, "
+                        + "updated_at = ?, lease_owner = NULL, lease_expires_at = NULL "
+                        + "WHERE id = ? AND lease_owner = ? AND state = 'running' RETURNING \(Job.columns)",
+                    result, at, at, id, owner
+                ).map({ try $0.decode(Job.self) })
+            else { return false }
+            try onFinal(db, job)
+            return true
+        }
+    }
+
+    /// Records a failed attempt: re-queued after the delay while attempts remain, failed otherwise (or at once for
+    /// a permanent failure). Returns the job after the change, or nil if `owner` lost the lease.
+    @discardableResult
+    public func fail(_ id: String, owner: String, _ failure: Failure) async throws -> Job? {
+        let at = now()
+        let onFinal = self.onFinal
+        let (reason, delay, permanent): (String, Int64, Bool) =
+            switch failure {
+            case .retry(let reason, let delay): (reason, delay.milliseconds, false)
+            case .permanent(let reason): (reason, 0, true)
+            }
+        return try await metadata.write { db in
+            guard
+                let job = try db.queryFirst(
+                    "UPDATE jobs SET state = CASE WHEN ? OR attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
+                        + "finished_at = CASE WHEN ? OR attempts >= max_attempts THEN ? ELSE NULL END, "
+                        + "run_after = ?, error = ?, stage = NULL, lease_owner = NULL, lease_expires_at = NULL, "
+                        + "updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running' "
+                        + "RETURNING \(Job.columns)",
+                    permanent, permanent, at, at + delay, reason, at, id, owner
+                ).map({ try $0.decode(Job.self) })
+            else { return nil }
+            if job.state.isFinal { try onFinal(db, job) }
+            return job
+        }
+    }
+
+    /// Returns a claimed job to the queue without counting the attempt (graceful shutdown).
+    public func release(_ id: String, owner: String) async throws {
+        let at = now()
+        _ = try await metadata.write { db in
+            try db.execute(
+                "UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0), stage = NULL, progress = 0, "
+                    + "lease_owner = NULL, lease_expires_at = NULL, updated_at = ? "
+                    + "WHERE id = ? AND lease_owner = ? AND state = 'running'",
+                at, id, owner)
+        }
+    }
+
+    /// Re-queues running jobs whose lease expired (their worker died or hung); a job that used all its attempts
+    /// fails instead. Returns the jobs changed.
+    @discardableResult
+    public func requeueExpired() async throws -> [Job] {
+        let at = now()
+        let onFinal = self.onFinal
+        return try await metadata.write { db in
+            let jobs = try db.query(
+                "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
+                    + "finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, "
+                    + "error = 'the worker stopped answering (lease expired after attempt ' || attempts || ')', "
+                    + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, run_after = ?, "
+                    + "updated_at = ? WHERE state = 'running' AND lease_expires_at < ? RETURNING \(Job.columns)",
+                [.integer(at), .integer(at), .integer(at), .integer(at)]
+            ).map { try $0.decode(Job.self) }
+            for job in jobs where job.state.isFinal { try onFinal(db, job) }
+            return jobs
+        }
+    }
+
+    /// Cancels a queued or running job of `tenant`. Returns the job after the call (unchanged if it was already
+    /// final), or nil if the tenant has no such job. A running job's worker notices at its next heartbeat.
+    public func cancel(_ id: String, tenant: String, reason: String = "revoked") async throws -> Job? {
+        let at = now()
+        let onFinal = self.onFinal
+        return try await metadata.write { db in
+            if let job = try db.queryFirst(
+                "UPDATE jobs SET state = 'cancelled', error = ?, finished_at = ?, updated_at = ?, lease_owner = NULL, "
+                    + "lease_expires_at = NULL WHERE id = ? AND tenant = ? AND state IN ('queued', 'running') "
+                    + "RETURNING \(Job.columns)",
+                reason, at, at, id, tenant
+            ).map({ try $0.decode(Job.self) }) {
+                try onFinal(db, job)
+                return job
+            }
+            return try db.queryFirst("SELECT \(Job.columns) FROM jobs WHERE id = ? AND tenant = ?", id, tenant)
+                .map { try $0.decode(Job.self) }
+        }
+    }
+
+    // MARK: Read
+
+    /// The job `id` of `tenant` (nil for another tenant's job or none).
+    public func job(_ id: String, tenant: String) async throws -> Job? {
+        try await metadata.read { db in
+            try db.queryFirst("SELECT \(Job.columns) FROM jobs WHERE id = ? AND tenant = ?", id, tenant)
+                .map { try $0.decode(Job.self) }
+        }
+    }
+
+    /// The job `id` whatever its tenant (for workers).
+    public func job(_ id: String) async throws -> Job? {
+        try await metadata.read { db in
+            try db.queryFirst("SELECT \(Job.columns) FROM jobs WHERE id = ?", id).map { try $0.decode(Job.self) }
+        }
+    }
+
+    /// A page of `tenant`'s jobs of `kind`, newest first, after `cursor` (from a previous page's ``JobPage/next``).
+    public func list(
+        tenant: String, kind: String, subject: String? = nil, state: Job.State? = nil, after cursor: JobPage.Cursor?,
+        limit: Int
+    ) async throws -> JobPage {
+        let limit = min(max(limit, 1), 500)
+        return try await metadata.read { db in
+            let rows = try db.query(
+                "SELECT \(Job.columns) FROM jobs WHERE tenant = ? AND kind = ? AND (? IS NULL OR subject = ?) "
+                    + "AND (? IS NULL OR state = ?) "
+                    + "AND (? IS NULL OR created_at < ? OR (created_at = ? AND id < ?)) "
+                    + "ORDER BY created_at DESC, id DESC LIMIT ?",
+                [
+                    .text(tenant), .text(kind), subject.sqlValue, subject.sqlValue, state?.rawValue.sqlValue ?? .null,
+                    state?.rawValue.sqlValue ?? .null, cursor.map { .integer($0.createdAt) } ?? .null,
+                    cursor.map { .integer($0.createdAt) } ?? .null, cursor.map { .integer($0.createdAt) } ?? .null,
+                    cursor.map { .text($0.id) } ?? .null, .integer(Int64(limit + 1)),
+                ]
+            ).map { try $0.decode(Job.self) }
+            let page = Array(rows.prefix(limit))
+            let next = rows.count > limit ? page.last.map { JobPage.Cursor(createdAt: $0.createdAt, id: $0.id) } : nil
+            return JobPage(jobs: page, next: next)
+        }
+    }
+
+    /// How many jobs of `kind` are in each state (for metrics).
+    public func counts(kind: String) async throws -> [Job.State: Int] {
+        try await metadata.read { db in
+            var counts: [Job.State: Int] = [:]
+            for row in try db.query("SELECT state, COUNT(*) AS n FROM jobs WHERE kind = ? GROUP BY state", kind) {
+                if let state = Job.State(rawValue: try row.decode("state", as: String.self)) {
+                    counts[state] = try row.decode("n", as: Int.self)
+                }
+            }
+            return counts
+        }
+    }
+}
+
+/// One page of ``JobQueue/list(tenant:kind:subject:state:after:limit:)``.
+public struct JobPage: Sendable, Hashable {
+    /// Where the next page starts: opaque text on the wire (``token``).
+    public struct Cursor: Sendable, Hashable {
+        public var createdAt: Int64
+        public var id: String
+
+        public init(createdAt: Int64, id: String) {
+            self.createdAt = createdAt
+            self.id = id
+        }
+
+        /// `<created_at>.<id>`.
+        public var token: String { "\(createdAt).\(id)" }
+
+        /// Parses ``token``; nil if malformed.
+        public init?(token: String) {
+            guard let dot = token.firstIndex(of: "."), let at = Int64(token[..<dot]) else { return nil }
+            let id = String(token[token.index(after: dot)...])
+            guard !id.isEmpty else { return nil }
+            self.init(createdAt: at, id: id)
+        }
+    }
+
+    public var jobs: [Job]
+    public var next: Cursor?
+}
+
+extension Duration {
+    /// Whole milliseconds (rounded down).
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

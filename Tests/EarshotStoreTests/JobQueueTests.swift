@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EarshotStore
+
+/// The durable job queue on a real SQLite file: claims with leases, heartbeats, exactly-once completion,
+/// bounded retries, expiry re-queue, cancellation, idempotency keys and paging.
+@Suite struct JobQueueTests {
+    final class Clock: Sendable {
+        let value = Mutex<Int64>(1_000_000)
+        func advance(_ ms: Int64) { value.withLock { $0 += ms } }
+        var now: Int64 { value.withLock { $0 } }
+    }
+
+    func withQueue(_ body: (JobQueue, Clock, SQLiteMetadataStore) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await openSQLite(in: directory.url)
+        let clock = Clock()
+        let queue = JobQueue(metadata: store, now: { clock.now })
+        do {
+            try await body(queue, clock, store)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+    }
+
+    func new(_ id: String, key: String? = nil, hash: String? = nil, attempts: Int = 2) -> NewJob {
+        NewJob(
+            id: id, tenant: "ptn_a", kind: "transcription", payload: "{}", maxAttempts: attempts, idempotencyKey: key,
+            requestHash: hash)
+    }
+
+    @Test func aClaimedJobCompletesOnceAndOnlyByItsOwner() async throws {
+        try await withQueue { queue, _, _ in
+            _ = try await queue.enqueue(new("job_1"))
+            let job = try #require(try await queue.claim(kind: "transcription", owner: "w1", lease: .seconds(30)))
+            #expect(job.state == .running && job.attempts == 1 && job.leaseOwner == "w1")
+            #expect(try await queue.claim(kind: "transcription", owner: "w2", lease: .seconds(30)) == nil)
+            #expect(try await queue.complete("job_1", owner: "w2", result: "x") == false)
+            #expect(try await queue.complete("job_1", owner: "w1", result: "done"))
+            #expect(try await queue.complete("job_1", owner: "w1", result: "again") == false)
+            let done = try #require(try await queue.job("job_1", tenant: "ptn_a"))
+            #expect(done.state == .succeeded && done.result == "done" && done.progress == 1)
+            #expect(try await queue.job("job_1", tenant: "ptn_b") == nil)
+        }
+    }
+
+    @Test func anExpiredLeaseRequeuesAndTheOldOwnerCannotFinish() async throws {
+        try await withQueue { queue, clock, _ in
+            _ = try await queue.enqueue(new("job_1", attempts: 2))
+            _ = try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(10))
+            clock.advance(5_000)
+            #expect(try await queue.heartbeat("job_1", owner: "dead", lease: .seconds(10), progress: 0.5))
+            clock.advance(9_000)
+            #expect(try await queue.requeueExpired().isEmpty)  // the heartbeat extended the lease
+            clock.advance(2_000)
+            let requeued = try await queue.requeueExpired()
+            #expect(requeued.map(\.state) == [.queued])
+            #expect(try await queue.heartbeat("job_1", owner: "dead", lease: .seconds(10)) == false)
+            let again = try #require(try await queue.claim(kind: "transcription", owner: "alive", lease: .seconds(10)))
+            #expect(again.attempts == 2)
+            #expect(try await queue.complete("job_1", owner: "dead", result: "zombie") == false)
+            #expect(try await queue.complete("job_1", owner: "alive", result: "ok"))
+            // Attempts used up by expiry: failed with a reason.
+            _ = try await queue.enqueue(new("job_2", attempts: 1))
+            _ = try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(1))
+            clock.advance(2_000)
+            let failed = try await queue.requeueExpired()
+            #expect(failed.first?.state == .failed)
+            #expect(failed.first?.error?.contains("lease expired") == true)
+        }
+    }
+
+    @Test func failuresRetryWithDelayThenFail() async throws {
+        try await withQueue { queue, clock, _ in
+            _ = try await queue.enqueue(new("job_1", attempts: 2))
+            _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
+            let retried = try await queue.fail("job_1", owner: "w", .retry(reason: "boom", delay: .seconds(5)))
+            #expect(retried?.state == .queued && retried?.error == "boom")
+            #expect(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)) == nil)
+            clock.advance(5_000)
+            _ = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
+            let failed = try await queue.fail("job_1", owner: "w", .retry(reason: "boom again", delay: .seconds(5)))
+            #expect(failed?.state == .failed && failed?.error == "boom again" && failed?.attempts == 2)
+            // Permanent failures do not retry.
+            _ = try await queue.enqueue(new("job_2", attempts: 5))
+            _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
+            #expect(try await queue.fail("job_2", owner: "w", .permanent(reason: "bad audio"))?.state == .failed)
+        }
+    }
+
+    @Test func releaseReturnsTheJobWithoutCountingTheAttempt() async throws {
+        try await withQueue { queue, _, _ in
+            _ = try await queue.enqueue(new("job_1"))
+            _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
+            try await queue.release("job_1", owner: "w")
+            let job = try #require(try await queue.claim(kind: "transcription", owner: "w2", lease: .seconds(30)))
+            #expect(job.attempts == 1)
+        }
+    }
+
+    @Test func cancellingStopsTheOwnerAndRunsTheFinalHook() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await openSQLite(in: directory.url)
+        let finals = Mutex<[String]>([])
+        let queue = JobQueue(metadata: store, onFinal: { _, job in finals.withLock { $0.append(job.state.rawValue) } })
+        _ = try await queue.enqueue(new("job_1"))
+        _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
+        #expect(try await queue.cancel("job_1", tenant: "ptn_b") == nil)
+        #expect(try await queue.cancel("job_1", tenant: "ptn_a")?.state == .cancelled)
+        #expect(try await queue.heartbeat("job_1", owner: "w", lease: .seconds(30)) == false)
+        #expect(try await queue.complete("job_1", owner: "w", result: "late") == false)
+        #expect(try await queue.cancel("job_1", tenant: "ptn_a")?.state == .cancelled)  // idempotent
+        #expect(finals.withLock { $0 } == ["cancelled"])
+        await store.close()
+    }
+
+    @Test func idempotencyKeysReturnTheSameJobOrConflict() async throws {
+        try await withQueue { queue, _, _ in
+            let first = try await queue.enqueue(new("job_1", key: "k1", hash: "h1"))
+            let again = try await queue.enqueue(new("job_2", key: "k1", hash: "h1"))
+            #expect(first.created && !again.created && again.job.id == "job_1")
+            let error = await storeErrorCode { try await queue.enqueue(new("job_3", key: "k1", hash: "h2")) }
+            #expect(error?.code == .conflict)
+            #expect(error?.message.contains("Idempotency-Key") == true)
+        }
+    }
+
+    @Test func listingPagesNewestFirst() async throws {
+        try await withQueue { queue, clock, _ in
+            for index in 1...5 {
+                _ = try await queue.enqueue(new("job_\(index)"))
+                clock.advance(1)
+            }
+            let first = try await queue.list(tenant: "ptn_a", kind: "transcription", after: nil, limit: 2)
+            #expect(first.jobs.map(\.id) == ["job_5", "job_4"])
+            let token = try #require(first.next?.token)
+            let second = try await queue.list(
+                tenant: "ptn_a", kind: "transcription", after: JobPage.Cursor(token: token), limit: 3)
+            #expect(second.jobs.map(\.id) == ["job_3", "job_2", "job_1"])
+            #expect(second.next == nil)
+            #expect(try await queue.list(tenant: "ptn_b", kind: "transcription", after: nil, limit: 9).jobs.isEmpty)
+            #expect(try await queue.counts(kind: "transcription") == [.queued: 5])
+        }
+    }
+}
