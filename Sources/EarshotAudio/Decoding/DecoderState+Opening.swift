@@ -13,8 +13,14 @@ extension DecoderState {
     static let acceptedContainers =
         "wav,w64,mp3,mov,mp4,m4a,3gp,flac,ogg,matroska,webm,aac,aiff,caf,amr,amrnb,amrwb,wv,asf,au,avi"
 
+    /// FFmpeg's own log lines ("misdetection possible", "invalid frame"…) would go straight to the server's
+    /// standard error; every failure that matters reaches the caller as an ``AudioError`` instead, so only fatal
+    /// library messages are let through. Evaluated once, before the first file is opened.
+    static let quietLibraryLog: Void = av_log_set_level(AV_LOG_FATAL)
+
     /// Refuses missing, non-regular, unreadable and zero-byte files with a clear message before FFmpeg sees them.
     static func checkFile(_ path: String) throws(AudioError) {
+        _ = quietLibraryLog
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
