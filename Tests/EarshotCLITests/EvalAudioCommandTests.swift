@@ -5,7 +5,8 @@ import Testing
 @Suite(.serialized) struct EvalAudioCommandTests {
     static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
     static let testdata = home + "/testdata"
-    static let ready = FileManager.default.fileExists(atPath: testdata + "/jfk.wav")
+    static let ready =
+        FileManager.default.fileExists(atPath: testdata + "/jfk.wav")
         && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
 
     /// jfk + two LibriVox clips with their references.
@@ -16,7 +17,8 @@ import Testing
         try FileManager.default.createDirectory(at: audio, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: refs, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.testdata + "/jfk.wav", toPath: audio.path + "/jfk.wav")
-        try "And so my fellow Americans, ask not what your country can do for you,\nask what you can do for your country.\n"
+        try
+            "And so my fellow Americans, ask not what your country can do for you,\nask what you can do for your country.\n"
             .write(toFile: refs.path + "/jfk.txt", atomically: true, encoding: .utf8)
         let transcription = try String(contentsOfFile: Self.testdata + "/librivox/transcription", encoding: .utf8)
         for id in ["0880", "0890"] {
@@ -47,7 +49,8 @@ import Testing
         let html = try String(contentsOfFile: report, encoding: .utf8)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("asr-fast (ggml-base-q8_0.bin)"))
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         let wer = try #require(object?["wordErrorRate"] as? Double)
         #expect(wer < 0.2)
         #expect((object?["documents"] as? [Any])?.count == 3)

@@ -33,7 +33,8 @@ import Testing
         let html = try String(contentsOfFile: report, encoding: .utf8)
         #expect(html.contains("&lt;script&gt;"))
         #expect(!html.contains("<script>alert"))
-        let result = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let result =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
         #expect(result?["wordErrorRate"] as? Double != nil)
 
         let failing = try await CLIProcess.run(["eval", "text", "--ref", ref, "--hyp", hyp, "--max-wer", "0.01"])

@@ -5,7 +5,8 @@ import Testing
 @Suite(.serialized) struct TranscribeCommandTests {
     static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
     static let jfk = home + "/testdata/jfk.wav"
-    static let ready = FileManager.default.fileExists(atPath: jfk)
+    static let ready =
+        FileManager.default.fileExists(atPath: jfk)
         && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
 
     func ffmpeg(_ arguments: [String]) throws {

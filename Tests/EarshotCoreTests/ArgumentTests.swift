@@ -13,8 +13,10 @@ import Testing
         positionals: [.init("file", help: "Audio file."), .init("out", help: "Output.", optional: true)])
 
     @Test func parsesOptionsFlagsAndPositionalsInAnyOrder() throws {
-        let parsed = try spec.parse(["--model", "asr-pro", "a.wav", "--diarize", "--language=zh", "--hotword", "x",
-            "--hotword=y"])
+        let parsed = try spec.parse([
+            "--model", "asr-pro", "a.wav", "--diarize", "--language=zh", "--hotword", "x",
+            "--hotword=y",
+        ])
         #expect(parsed.value("model") == "asr-pro")
         #expect(parsed.value("language") == "zh")
         #expect(parsed.values("hotword") == ["x", "y"])

@@ -1,6 +1,7 @@
-@testable import EarshotCore
 import Foundation
 import Testing
+
+@testable import EarshotCore
 
 @Suite struct LoggerTests {
     let date = Date(timeIntervalSince1970: 1_800_000_000.25)

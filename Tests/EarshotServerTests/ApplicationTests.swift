@@ -62,8 +62,10 @@ import Testing
             let metrics = try await get(base.appendingPathComponent("metrics"))
             #expect(metrics.status == 200)
             #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-            #expect(metrics.body.contains(#"earshot_http_requests_total{method="GET",route="/healthz",status="200"} 1"#))
-            #expect(metrics.body.contains(#"earshot_http_requests_total{method="GET",route="unmatched",status="404"} 1"#))
+            #expect(
+                metrics.body.contains(#"earshot_http_requests_total{method="GET",route="/healthz",status="200"} 1"#))
+            #expect(
+                metrics.body.contains(#"earshot_http_requests_total{method="GET",route="unmatched",status="404"} 1"#))
             #expect(metrics.body.contains("process_resident_memory_bytes "))
         }
         // The embedded defaults were created under the data directory.

@@ -14,7 +14,8 @@ public enum IsolatedProcess {
     ///
     /// - Parameter testName: the test function's name, used as the `--filter` pattern.
     public static func runsIsolated(
-        _ testName: String = #function, timeout: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation
+        _ testName: String = #function, timeout: Duration = .seconds(120),
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Bool {
         let name = String(testName.prefix { $0 != "(" })
         if ProcessInfo.processInfo.environment[variable] == name { return true }
@@ -37,7 +38,8 @@ public enum IsolatedProcess {
         while child.isRunning {
             if ContinuousClock.now > deadline {
                 child.terminate()
-                Issue.record("\(name) did not finish within \(timeout) in its own process", sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(name) did not finish within \(timeout) in its own process", sourceLocation: sourceLocation)
                 return false
             }
             try await Task.sleep(for: .milliseconds(50))

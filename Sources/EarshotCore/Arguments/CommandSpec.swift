@@ -75,7 +75,9 @@ public struct CommandSpec: Sendable {
     /// non-repeatable option, a missing or extra positional. `--help`/`-h` anywhere yields `.help`.
     public func parse(_ arguments: [String]) throws(ArgumentError) -> ParsedArguments {
         let beforeTerminator = arguments.prefix { $0 != "--" }
-        if beforeTerminator.contains("-h") || beforeTerminator.contains("--help") { return ParsedArguments(isHelp: true) }
+        if beforeTerminator.contains("-h") || beforeTerminator.contains("--help") {
+            return ParsedArguments(isHelp: true)
+        }
         var values: [String: [String]] = [:]
         var setFlags: Set<String> = []
         var positionalValues: [String] = []
@@ -124,7 +126,9 @@ public struct CommandSpec: Sendable {
             } else {
                 let known = options.map(\.name) + flags.map(\.name)
                 var message = "unknown option '--\(key)'"
-                if let suggestion = closestMatch(to: key, among: known) { message += "; did you mean '--\(suggestion)'?" }
+                if let suggestion = closestMatch(to: key, among: known) {
+                    message += "; did you mean '--\(suggestion)'?"
+                }
                 throw ArgumentError(command: name, message)
             }
         }

@@ -84,7 +84,9 @@ public struct TokenInterner: Sendable {
             let stored = slots[slot]
             if stored == 0 { break }
             let span = spans[Int(stored - 1)]
-            if Int(span.count) == bytes.count && arena[Int(span.start)..<Int(span.start + span.count)].elementsEqual(bytes) {
+            if Int(span.count) == bytes.count
+                && arena[Int(span.start)..<Int(span.start + span.count)].elementsEqual(bytes)
+            {
                 return stored - 1
             }
             slot = (slot + 1) & mask

@@ -80,7 +80,9 @@ public struct PerfusionRun: Sendable {
                     hypothesis: recognized.segments, referenceTurns: turns))
         }
         var conditions = conditions
-        if conditions.audioFormat == nil, !formats.isEmpty { conditions.audioFormat = formats.sorted().joined(separator: "; ") }
+        if conditions.audioFormat == nil, !formats.isEmpty {
+            conditions.audioFormat = formats.sorted().joined(separator: "; ")
+        }
         let result = evaluation.evaluate(
             documents, conditions: conditions, timing: Timing(elapsed: elapsed, audio: audioLength), title: title)
         return Outcome(result: result, failures: failures, warnings: warnings)

@@ -8,7 +8,9 @@ enum BenchEvalCommand: Command {
         name: "earshot bench eval",
         abstract: "Score a file of (reference, hypothesis) pairs with no normalisation and time it (make bench-eval).",
         options: [
-            .init("pairs", valueName: "FILE", help: "reference<TAB>hypothesis per line, as Benchmarks/eval/bench.py writes."),
+            .init(
+                "pairs", valueName: "FILE",
+                help: "reference<TAB>hypothesis per line, as Benchmarks/eval/bench.py writes."),
             .init("repeat", valueName: "N", help: "Timed runs; the fastest is reported (default 3)."),
         ])
 

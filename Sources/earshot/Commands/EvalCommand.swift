@@ -40,7 +40,8 @@ enum EvalCommand: Command {
             let info = audio.info
             return RecognizedFile(
                 segments: transcript.segments.map {
-                    HypothesisSegment(text: $0.text, speaker: $0.speaker, startMilliseconds: $0.startMs, endMilliseconds: $0.endMs)
+                    HypothesisSegment(
+                        text: $0.text, speaker: $0.speaker, startMilliseconds: $0.startMs, endMilliseconds: $0.endMs)
                 },
                 audio: .milliseconds(audio.samples.count / 16), elapsed: clock.now - started, warnings: audio.warnings,
                 audioFormat: "\(info.container) \(info.codec) \(info.sampleRate) Hz \(info.channels) ch")

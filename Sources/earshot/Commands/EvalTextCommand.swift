@@ -63,7 +63,8 @@ enum EvalTextCommand: Command {
                 result.wordErrorRate, result.characterErrorRate, result.matchErrorRate, result.accuracy,
                 words.referenceLength, words.substitutions, words.deletions, words.insertions))
         if let maxWER, result.wordErrorRate > maxWER {
-            writeError(String(format: "earshot eval text: WER %.4f is above --max-wer %.4f", result.wordErrorRate, maxWER))
+            writeError(
+                String(format: "earshot eval text: WER %.4f is above --max-wer %.4f", result.wordErrorRate, maxWER))
             return 3
         }
         return 0

@@ -10,14 +10,17 @@ enum TranscribeCommand: Command {
     static let name = "transcribe"
     static let spec = CommandSpec(
         name: "earshot transcribe",
-        abstract: "Transcribe audio files (wav, mp3, m4a/aac, flac, ogg/opus, webm, raw s16le) with the Whisper engine.",
+        abstract:
+            "Transcribe audio files (wav, mp3, m4a/aac, flac, ogg/opus, webm, raw s16le) with the Whisper engine.",
         discussion: """
             --model takes a tier (asr-fast: greedy, asr-pro: beam 5), a model name from 'earshot models list', or \
             the path of a whisper.cpp ggml file. Without --output the transcript goes to stdout. --jobs files are \
             decoded at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal.
             """,
         options: [
-            .init("model", valueName: "asr-fast|asr-pro|NAME|PATH", help: "Model tier, name or ggml file (default asr-fast)."),
+            .init(
+                "model", valueName: "asr-fast|asr-pro|NAME|PATH",
+                help: "Model tier, name or ggml file (default asr-fast)."),
             .init("language", valueName: "CODE", help: "Spoken language (en, de, …); default: detect."),
             .init("task", valueName: "transcribe|translate", help: "Transcribe, or translate to English."),
             .init("format", valueName: "txt|srt|vtt|json|tsv", help: "Output format (default txt)."),
