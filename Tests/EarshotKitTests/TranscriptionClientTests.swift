@@ -5,8 +5,9 @@ import Foundation
 import Synchronization
 import Testing
 
-/// TranscriptionClient against a stub of the task API (the real one is being built on another branch): request
-/// shapes, idempotency, polling until a final state, revoke, export and the OpenAI-compatible multipart call.
+/// TranscriptionClient against a stub of the task API that answers EarshotAPI's wire shapes: request bodies,
+/// idempotency, polling until a final state, revoke, list, export and the OpenAI-compatible multipart call.
+/// (``TranscriptionEndToEndTests`` runs the same client against the real server and model.)
 @Suite struct TranscriptionClientTests {
     /// What the stub saw, and per-task scripts of states to answer successive polls with.
     final class Stub: Sendable {
@@ -16,6 +17,7 @@ import Testing
             var revoked: Set<String> = []
             var failNextGet = 0
             var multipart: String = ""
+            var listQuery: [String: String] = [:]
         }
         let state = Mutex(State())
         let scripts: [String: [String]] = [
@@ -24,6 +26,12 @@ import Testing
             "task_slow": ["PENDING"],
         ]
 
+        /// A task as the server encodes it (`TranscriptionTask`), with `extra` JSON members appended.
+        static func task(_ id: String, _ status: String, _ extra: String = "") -> String {
+            #"{"task_id":"\#(id)","status":"\#(status)","progress":0,"model":"asr-pro","file_id":"file_1","#
+                + #""attempts":1,"created_at_ms":1700000000000,"updated_at_ms":1700000000000\#(extra)}"#
+        }
+
         func router() -> Router {
             let router = Router()
             router.post("/open/partner/transcriptions") { request, _ in
@@ -31,8 +39,15 @@ import Testing
                 let key = request.headers["Idempotency-Key"]
                 let auth = request.headers["Authorization"]
                 self.state.withLock { $0.creates.append((key, body, auth)) }
+                return .text(Self.task("task_ok", "PENDING"), contentType: "application/json")
+            }
+            router.get("/open/partner/transcriptions") { request, _ in
+                self.state.withLock { state in
+                    for name in ["cursor", "limit", "status", "user_id"] { state.listQuery[name] = request.query[name] }
+                }
                 return .text(
-                    #"{"task_id":"task_ok","status":"PENDING","model":"asr-pro"}"#, contentType: "application/json")
+                    #"{"tasks":[\#(Self.task("task_ok", "SUCCESS"))],"next_cursor":"c2"}"#,
+                    contentType: "application/json")
             }
             router.get("/open/partner/transcriptions/{task_id}") { request, context in
                 let id = try context.parameters.require("task_id")
@@ -49,19 +64,23 @@ import Testing
                     throw HTTPError(404, code: "NOT_FOUND", message: "no transcription \(id)")
                 }
                 let status = revoked ? "REVOKED" : script[min(poll, script.count) - 1]
-                var json = #"{"task_id":"\#(id)","status":"\#(status)""#
+                var extra = ""
                 if status == "SUCCESS" {
-                    json += #","segments":[{"speaker":"Speaker 1","start_ms":0,"end_ms":4600,"text":"hello"}]"#
+                    extra = #","segments":[{"speaker":"Speaker 1","start_ms":0,"end_ms":4600,"text":"hello"}]"#
                 }
                 if status == "FAILURE" {
-                    json += #","error":{"code":"INVALID_ARGUMENT","message":"not audio","request_id":"req_task"}"#
+                    extra = #","error":"not audio: the file has no audio stream""#
                 }
-                return .text(json + "}", contentType: "application/json")
+                if status == "REVOKED" {
+                    extra = #","error":"revoked by the partner""#
+                }
+                return .text(Self.task(id, status, extra), contentType: "application/json")
             }
             router.post("/open/partner/transcriptions/{task_id}/revoke") { _, context in
                 let id = try context.parameters.require("task_id")
                 self.state.withLock { _ = $0.revoked.insert(id) }
-                return .text(#"{"task_id":"\#(id)","status":"REVOKED"}"#, contentType: "application/json")
+                return .text(
+                    Self.task(id, "REVOKED", #","error":"revoked by the partner""#), contentType: "application/json")
             }
             router.get("/open/partner/transcriptions/{task_id}/export") { request, _ in
                 .text("1\n00:00:00,000 --> 00:00:04,600\nhello\n[format=\(request.query["format"] ?? "")]")
@@ -96,10 +115,13 @@ import Testing
     @Test func createSendsTheBodyTheBearerTokenAndAnIdempotencyKey() async throws {
         try await withStub { stub, transcriptions in
             let task = try await transcriptions.create(
-                .init(fileID: "file_1", model: "asr-pro", language: "zh", webhookURL: "https://partner/hook"),
+                .init(
+                    fileURL: "file_1", model: "asr-pro", language: "zh", task: "transcribe",
+                    diarization: .init(enabled: true, speakers: 2), callbackURL: "https://partner/hook",
+                    userID: "user-42"),
                 idempotencyKey: "rec-42")
-            #expect(task.taskID == "task_ok" && task.status == .pending)
-            _ = try await transcriptions.create(.init(fileURL: "https://x/file"))
+            #expect(task.taskID == "task_ok" && task.status == .pending && task.fileID == "file_1")
+            _ = try await transcriptions.create(.init(fileURL: "https://x/file", model: "asr-fast"))
             let creates = stub.state.withLock { $0.creates }.map { create in
                 (
                     key: create.key, auth: create.auth,
@@ -109,9 +131,15 @@ import Testing
             #expect(creates.count == 2)
             #expect(creates[0].key == "rec-42")
             #expect(creates[0].auth == "Bearer ptok")
-            #expect(creates[0].body["file_id"] as? String == "file_1")
+            #expect(creates[0].body["file_url"] as? String == "file_1")
             #expect(creates[0].body["model"] as? String == "asr-pro")
-            #expect(creates[0].body["webhook_url"] as? String == "https://partner/hook")
+            #expect(creates[0].body["language"] as? String == "zh")
+            #expect(creates[0].body["task"] as? String == "transcribe")
+            let diarization = creates[0].body["diarization"] as? [String: Any]
+            #expect(diarization?["enabled"] as? Bool == true && diarization?["speakers"] as? Int == 2)
+            #expect(creates[0].body["callback_url"] as? String == "https://partner/hook")
+            #expect(creates[0].body["user_id"] as? String == "user-42")
+            #expect(creates[0].body["file_id"] == nil && creates[0].body["webhook_url"] == nil)  // the old guesses
             #expect(creates[1].key?.isEmpty == false && creates[1].key != "rec-42")  // a fresh key by default
             #expect(creates[1].body["file_url"] as? String == "https://x/file")
         }
@@ -133,15 +161,15 @@ import Testing
                 try await transcriptions.wait(for: "task_fail", policy: Self.fast)
             }
             #expect(failed?.code == .taskFailed)
-            #expect(failed?.message.contains("not audio") == true)
-            #expect(failed?.requestID == "req_task")
+            #expect(failed?.message.contains("not audio: the file has no audio stream") == true)
 
             let revoked = try await transcriptions.revoke("task_slow")
-            #expect(revoked.status == .revoked)
+            #expect(revoked.status == .revoked && revoked.status.isFinal)
             let afterRevoke = await #expect(throws: EarshotError.self) {
                 try await transcriptions.wait(for: "task_slow", policy: Self.fast)
             }
             #expect(afterRevoke?.code == .taskRevoked)
+            #expect(afterRevoke?.message.contains("revoked by the partner") == true)
 
             let missing = await #expect(throws: EarshotError.self) { try await transcriptions.get("task_nope") }
             #expect(missing?.code == .notFound && missing?.status == 404)
@@ -164,6 +192,19 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
             waiting.cancel()
             await #expect(throws: CancellationError.self) { try await waiting.value }
+        }
+    }
+
+    @Test func listSendsTheFiltersAndDecodesThePage() async throws {
+        try await withStub { stub, transcriptions in
+            let page = try await transcriptions.list(cursor: "c1", limit: 10, status: .success, userID: "user 42")
+            #expect(page.tasks.map(\.taskID) == ["task_ok"] && page.nextCursor == "c2")
+            #expect(
+                stub.state.withLock { $0.listQuery } == [
+                    "cursor": "c1", "limit": "10", "status": "SUCCESS", "user_id": "user 42",
+                ])
+            _ = try await transcriptions.list()
+            #expect(stub.state.withLock { $0.listQuery }.isEmpty)
         }
     }
 

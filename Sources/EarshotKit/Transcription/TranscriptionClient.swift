@@ -1,28 +1,21 @@
+public import EarshotAPI
 public import Foundation
 
 /// Transcription tasks, for server-side Swift holding a partner token (an app never submits tasks: its backend
 /// does, seed 001's "后端篇").
 ///
+/// The request and response types are the server's own (`EarshotAPI`: ``TranscriptionTaskRequest``,
+/// ``TranscriptionTask``, ``TranscriptionTaskList``, ``TaskStatus``, ``TranscriptSegment``) and the paths are
+/// `APIPath`'s, so the SDK cannot drift from the contract.
+///
 /// ```swift
 /// let tokens = PartnerTokenClient(baseURL: url, clientID: id, clientSecret: secret)
 /// let transcriptions = TranscriptionClient(client: EarshotClient(baseURL: url, tokenProvider: tokens.provider))
-/// let task = try await transcriptions.create(.init(fileID: upload.fileID, model: "asr-pro"))
+/// let task = try await transcriptions.create(.init(fileURL: upload.downloadURL, model: "asr-pro"))
 /// let done = try await transcriptions.wait(for: task.taskID)      // segments with speaker, start_ms, end_ms
 /// let srt = try await transcriptions.export(task.taskID, as: .srt)
 /// ```
-///
-/// - Note: the server's task API is being built; the paths here (`/open/partner/transcriptions…`,
-///   `/v1/audio/transcriptions`) follow the issue and are tested against a stub until it lands.
 public struct TranscriptionClient: Sendable {
-    /// Paths of the task API (spelled once here until they move into `EarshotAPI.APIPath`).
-    enum Path {
-        static let transcriptions = "/open/partner/transcriptions"
-        static let transcription = "/open/partner/transcriptions/{task_id}"
-        static let revoke = "/open/partner/transcriptions/{task_id}/revoke"
-        static let export = "/open/partner/transcriptions/{task_id}/export"
-        static let openAI = "/v1/audio/transcriptions"
-    }
-
     public let client: EarshotClient
 
     public init(client: EarshotClient) {
@@ -33,22 +26,39 @@ public struct TranscriptionClient: Sendable {
     /// with the same task (and 409 `CONFLICT` if the key comes back with another body), so the SDK retries it on
     /// transient failures. Pass your own key (e.g. your recording's id) to make it safe across your retries too.
     public func create(
-        _ request: TranscriptionRequest, idempotencyKey: String = UUID().uuidString
-    ) async throws -> Transcription {
-        var call = try APIRequest.post(Path.transcriptions, json: request, idempotent: true)
+        _ request: TranscriptionTaskRequest, idempotencyKey: String = UUID().uuidString
+    ) async throws -> TranscriptionTask {
+        var call = try APIRequest.post(APIPath.transcriptions, json: request, idempotent: true)
         call.headers["Idempotency-Key"] = idempotencyKey
         return try await client.send(call)
     }
 
     /// The task's current state (and its transcript once `SUCCESS`).
-    public func get(_ taskID: String) async throws -> Transcription {
-        try await client.send(.get(client.path(Path.transcription, ["task_id": taskID])))
+    public func get(_ taskID: String) async throws -> TranscriptionTask {
+        try await client.send(.get(client.path(APIPath.transcription, ["task_id": taskID])))
+    }
+
+    /// One page of the partner's tasks, newest first, without segments. Pass the answer's `nextCursor` as
+    /// `cursor` for the next page; `status` and `userID` narrow the list.
+    public func list(
+        cursor: String? = nil, limit: Int? = nil, status: TaskStatus? = nil, userID: String? = nil
+    ) async throws -> TranscriptionTaskList {
+        var query: [URLQueryItem] = []
+        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        if let status { query.append(URLQueryItem(name: "status", value: status.rawValue)) }
+        if let userID { query.append(URLQueryItem(name: "user_id", value: userID)) }
+        var components = URLComponents()
+        components.queryItems = query.isEmpty ? nil : query
+        return try await client.send(
+            .get(APIPath.transcriptions + (components.percentEncodedQuery.map { "?" + $0 } ?? "")))
     }
 
     /// Asks the server to stop the task; it ends `REVOKED` unless it already finished.
     @discardableResult
-    public func revoke(_ taskID: String) async throws -> Transcription {
-        let call = APIRequest(method: "POST", path: client.path(Path.revoke, ["task_id": taskID]), idempotent: true)
+    public func revoke(_ taskID: String) async throws -> TranscriptionTask {
+        let call = APIRequest(
+            method: "POST", path: client.path(APIPath.revokeTranscription, ["task_id": taskID]), idempotent: true)
         return try await client.send(call)
     }
 
@@ -58,7 +68,7 @@ public struct TranscriptionClient: Sendable {
     /// - Throws: ``EarshotError`` with ``EarshotError/Code/taskFailed`` (the task's error message) or
     ///   ``EarshotError/Code/taskRevoked``; ``EarshotError/Code/unavailable`` after `policy.timeout`;
     ///   `CancellationError` when the calling task is cancelled.
-    public func wait(for taskID: String, policy: PollPolicy = PollPolicy()) async throws -> Transcription {
+    public func wait(for taskID: String, policy: PollPolicy = PollPolicy()) async throws -> TranscriptionTask {
         let clock = ContinuousClock()
         let start = clock.now
         var poll = 1
@@ -68,11 +78,10 @@ public struct TranscriptionClient: Sendable {
             case .success:
                 return task
             case .failure:
-                throw EarshotError(
-                    .taskFailed, "transcription \(taskID) failed: \(task.error?.message ?? "no reason given")",
-                    requestID: task.error?.requestID, wireCode: task.error?.code.rawValue)
+                throw EarshotError(.taskFailed, "transcription \(taskID) failed: \(task.error ?? "no reason given")")
             case .revoked:
-                throw EarshotError(.taskRevoked, "transcription \(taskID) was revoked")
+                throw EarshotError(
+                    .taskRevoked, "transcription \(taskID) was revoked" + (task.error.map { ": \($0)" } ?? ""))
             default:
                 let pause = policy.interval(afterPoll: poll)
                 if let timeout = policy.timeout, clock.now - start + pause > timeout {
@@ -87,7 +96,7 @@ public struct TranscriptionClient: Sendable {
 
     /// The finished transcript as SRT, WebVTT, JSON or plain text.
     public func export(_ taskID: String, as format: TranscriptFormat) async throws -> Data {
-        let path = client.path(Path.export, ["task_id": taskID]) + "?format=\(format.rawValue)"
+        let path = client.path(APIPath.exportTranscription, ["task_id": taskID]) + "?format=\(format.rawValue)"
         return try await client.sendRaw(.get(path)).0
     }
 
@@ -123,7 +132,8 @@ public struct TranscriptionClient: Sendable {
         if let prompt { fields.append(("prompt", prompt)) }
         let form = try MultipartForm.write(fields: fields, file: fileURL, fieldName: "file")
         defer { try? FileManager.default.removeItem(at: form.url) }
-        var call = APIRequest(method: "POST", path: Path.openAI, contentType: form.contentType, idempotent: false)
+        var call = APIRequest(
+            method: "POST", path: APIPath.openAITranscriptions, contentType: form.contentType, idempotent: false)
         call.bodyFile = form.url
         return try await client.sendRaw(call).0
     }
