@@ -71,7 +71,10 @@ import Testing
             let done = try await result
 
             #expect(done.resumed && done.partsSent == 1)
-            #expect(platform.proxy.puts == 1)
+            // The proxy may still count the first uploader's cancelled in-flight part 3 after the reset above
+            // (cancellation closes the client side; the server finishes reading on its own time), so it sees
+            // the second uploader's single PUT plus at most that straggler.
+            #expect((1...2).contains(platform.proxy.puts))
             #expect(events.first?.completedParts == 2)
             #expect(events.last?.completedBytes == Int64(Self.size))
             #expect(try await platform.sha256(of: done.downloadURL) == (try sha256(ofFile: file)))
