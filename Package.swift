@@ -136,7 +136,9 @@ products += [.library(name: "EarshotKit", targets: ["EarshotKit"])]
 targets += [
     .executableTarget(
         name: "earshot",
-        dependencies: ["EarshotCore", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech"],
+        dependencies: [
+            "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
+        ],
         swiftSettings: swiftSettings
     ),
 ]

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The built `earshot` binary run as a child process, with its output collected.
 struct CLIProcess {
     /// `.build/<config>/earshot`, next to the test bundle.
@@ -47,22 +51,34 @@ struct CLIProcess {
         }
     }
 
-    /// Reads stderr line by line until a line contains `marker`; returns that line.
+    /// The base URL a started `earshot serve` logged (`earshot listening … url=http://127.0.0.1:PORT`).
+    func listeningURL(timeout: Duration = .seconds(20)) async throws -> String {
+        let line = try await waitForLine(containing: "earshot listening", timeout: timeout)
+        guard let url = line.split(separator: " ").first(where: { $0.hasPrefix("url=") })?.dropFirst(4) else {
+            throw TimeoutError(what: "no url= in: \(line)")
+        }
+        return String(url)
+    }
+
+    /// Reads stderr until a line contains `marker`; returns that line. Never blocks past `timeout`: the pipe is
+    /// read without blocking, so a child that stays silent fails the test instead of hanging it.
     func waitForLine(containing marker: String, timeout: Duration) async throws -> String {
-        let handle = stderr.fileHandleForReading
+        let descriptor = stderr.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         let deadline = ContinuousClock.now + timeout
         var buffer = ""
+        var chunk = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                guard process.isRunning else { break }
-                try await Task.sleep(for: .milliseconds(20))
+            let count = read(descriptor, &chunk, chunk.count)
+            if count > 0 {
+                buffer += String(decoding: chunk[..<count], as: UTF8.self)
+                if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
                 continue
             }
-            buffer += String(decoding: chunk, as: UTF8.self)
-            if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            if count == 0 && !process.isRunning { break }  // end of file: the child exited
+            try await Task.sleep(for: .milliseconds(20))
         }
-        throw TimeoutError(what: "no line containing '\(marker)' in: \(buffer)")
+        throw TimeoutError(what: "no line containing '\(marker)' within \(timeout) in: \(buffer)")
     }
 }
 

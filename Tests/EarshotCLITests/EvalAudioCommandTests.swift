@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// `earshot eval` (the perfusion run) through the built binary with the real engine on the setup's clips.
 @Suite(.serialized) struct EvalAudioCommandTests {
     static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
@@ -80,6 +84,43 @@ import Testing
         #expect(result.stderr.contains("earshot eval: mulaw:"))
         #expect(result.stderr.contains("ffmpeg -i"))
         #expect(result.stdout.contains("jfk  WER"))  // the other files were still scored
+    }
+
+    @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
+    func runsThroughARunningServerWithAPartnerToken() async throws {
+        let root = try makeSet()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data").path
+        let created = try await CLIProcess.run(["partners", "create", "Eval", "--json", "--data-dir", data])
+        let credentials = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        // notice: the "earshot listening" line is logged at that level; quiet enough that the pipe never fills.
+        let server = CLIProcess(["serve", "--port", "0", "--data-dir", data, "--log-level", "notice"])
+        try server.process.run()
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let base = try await server.listeningURL()
+        var request = URLRequest(url: URL(string: base + "/open/partner/token")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: credentials)
+        let (body, _) = try await URLSession.shared.data(for: request)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+
+        let result = try await CLIProcess.run(
+            [
+                "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--server", base, "--token",
+                token, "--max-wer", "0.3",
+            ], timeout: .seconds(300))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("jfk  WER 0.0000"))
+        #expect(result.stdout.contains("total  WER "))
+
+        let forged = try await CLIProcess.run(
+            ["eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--server", base, "--token", "x.y.z"],
+            timeout: .seconds(60))
+        #expect(forged.status == 1)
+        #expect(forged.stderr.lowercased().contains("unauthorized"))
     }
 
     @Test func unpairedFilesAreAClearError() async throws {

@@ -1,5 +1,7 @@
+import EarshotAPI
 import EarshotCore
 import EarshotEval
+import EarshotKit
 import EarshotSpeech
 import Foundation
 
@@ -13,7 +15,8 @@ enum EvalCommand: Command {
             sentence per line) and, with --rttm, the .rttm file of the same name (speaker turns, for DER). Files \
             run through the same pipeline as 'earshot transcribe': WAVs are checked against the compliance tiers \
             (refused ones are reported with the conversion command). Exits 3 when --max-wer is exceeded and 1 when \
-            any file failed. For text-only scoring see 'earshot eval text'.
+            any file failed. With --server and --token (a partner token) each file is uploaded to that Earshot \
+            server and transcribed by a task there instead of locally. For text-only scoring see 'earshot eval text'.
             """,
         options: [
             .init("audio", valueName: "DIR", help: "Directory of audio files."),
@@ -24,6 +27,8 @@ enum EvalCommand: Command {
             .init("report", valueName: "OUT.html", help: "Write the HTML report here."),
             .init("json", valueName: "OUT.json", help: "Write the machine-readable result here."),
             .init("max-wer", valueName: "RATE", help: "Fail (exit 3) when the corpus WER is above this."),
+            .init("server", valueName: "URL", help: "Transcribe through a running Earshot server (with --token)."),
+            .init("token", valueName: "TOKEN", help: "Partner access token for --server."),
         ])
 
     /// Recognition through the production file pipeline.
@@ -48,6 +53,30 @@ enum EvalCommand: Command {
         }
     }
 
+    /// Recognition through a running server: presigned upload, a transcription task, polling until it ends.
+    struct ServerRecognizer: Recognizer {
+        let client: EarshotClient
+        let model: String
+        let language: String
+
+        func recognize(_ file: URL) async throws -> RecognizedFile {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let upload = try await FileUploader(client: client).upload(fileAt: file)
+            let tasks = TranscriptionClient(client: client)
+            let created = try await tasks.create(
+                TranscriptionTaskRequest(fileURL: upload.downloadURL, model: model, language: language))
+            let task = try await tasks.wait(for: created.taskID)
+            return RecognizedFile(
+                segments: (task.segments ?? []).map {
+                    HypothesisSegment(
+                        text: $0.text, speaker: $0.speaker, startMilliseconds: $0.startMs, endMilliseconds: $0.endMs)
+                },
+                audio: .milliseconds(task.durationMs ?? 0), elapsed: clock.now - started,
+                audioFormat: file.pathExtension.lowercased())
+        }
+    }
+
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         guard let audio = arguments.value("audio"), let refs = arguments.value("refs") else {
             throw ArgumentError(command: spec.name, "--audio DIR and --refs DIR are required")
@@ -64,23 +93,39 @@ enum EvalCommand: Command {
             maxWER = value
         }
         let model = arguments.value("model") ?? "asr-fast"
-        let transcriber = FileTranscriber()
-        var options = TranscriptionOptions()
-        options.language = languageCode
-        let (engine, tuned, resolved) = try await transcriber.engine(for: model, options: options)
-        let conditions = TestConditions(
-            model: "\(model) (\(URL(fileURLWithPath: resolved.path).lastPathComponent))",
-            settings: [
-                "beam size": "\(tuned.beamSize)", "language": languageCode, "temperature": "\(tuned.temperature)",
-                "VAD": tuned.voiceActivity == nil ? "off" : "Silero", "normalisation": language.rawValue,
-            ],
-            machine: TestConditions.currentMachine())
+        let recognizer: any Recognizer
+        let conditions: TestConditions
+        if let server = arguments.value("server") {
+            guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https",
+                let token = arguments.value("token")
+            else {
+                throw ArgumentError(command: spec.name, "--server needs an http(s) URL and --token a partner token")
+            }
+            recognizer = ServerRecognizer(
+                client: EarshotClient(configuration: .init(baseURL: base, token: token)), model: model,
+                language: languageCode)
+            conditions = TestConditions(
+                model: "\(model) on \(server)", settings: ["language": languageCode, "normalisation": language.rawValue],
+                machine: "server \(server)")
+        } else {
+            let transcriber = FileTranscriber()
+            var options = TranscriptionOptions()
+            options.language = languageCode
+            let (engine, tuned, resolved) = try await transcriber.engine(for: model, options: options)
+            recognizer = LocalRecognizer(transcriber: transcriber, engine: engine, options: tuned)
+            conditions = TestConditions(
+                model: "\(model) (\(URL(fileURLWithPath: resolved.path).lastPathComponent))",
+                settings: [
+                    "beam size": "\(tuned.beamSize)", "language": languageCode, "temperature": "\(tuned.temperature)",
+                    "VAD": tuned.voiceActivity == nil ? "off" : "Silero", "normalisation": language.rawValue,
+                ],
+                machine: TestConditions.currentMachine())
+        }
         let run = PerfusionRun(evaluation: TextEvaluation(configuration: .init(language: language)))
         let outcome = try await run.run(
             audio: URL(fileURLWithPath: audio), references: URL(fileURLWithPath: refs),
             rttm: arguments.value("rttm").map { URL(fileURLWithPath: $0) },
-            recognizer: LocalRecognizer(transcriber: transcriber, engine: engine, options: tuned),
-            conditions: conditions)
+            recognizer: recognizer, conditions: conditions)
 
         let result = outcome.result
         if let path = arguments.value("report") {
