@@ -28,6 +28,8 @@ struct TaskCrashTests {
 
         var server = CLIProcess(arguments)
         try server.process.run()
+        // Whichever server is current when the test ends (even by a failed expectation) is stopped.
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
         var base = try await listeningURL(server)
         let token = try await call(base, "POST", "/open/partner/token", json: credentials)["access_token"] as! String
         let long = try await upload(base, token: token, try longJFK(times: 4))
@@ -64,7 +66,6 @@ struct TaskCrashTests {
         #expect(server.process.terminationStatus == 0)
         server = CLIProcess(arguments)
         try server.process.run()
-        defer { if server.process.isRunning { server.process.terminate() } }
         base = try await listeningURL(server)
         let finishedC = try await poll(base, c, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
         #expect(finishedC["status"] as? String == "SUCCESS", "\(finishedC)")
