@@ -41,7 +41,9 @@ struct OpenAICompatibilityTests {
         // starve the in-process server the child is talking to.
         func drain(_ pipe: Pipe) async -> Data {
             await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
+                DispatchQueue.global().async {
+                    continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
+                }
             }
         }
         async let stdout = drain(out)
@@ -167,7 +169,9 @@ struct OpenAICompatibilityTests {
                 "POST", APIPath.openAITranscriptions, token: token, json: ["model": "whisper-1"])
             #expect(json.status == 400)
             #expect(json.errorMessage.contains("multipart/form-data"))
-            let tooBig = try await post([("model", nil, Data("whisper-1".utf8)), ("file", "x.wav", testContent(200_000))])
+            let tooBig = try await post([
+                ("model", nil, Data("whisper-1".utf8)), ("file", "x.wav", testContent(200_000)),
+            ])
             #expect(tooBig.status == 413)
             let anonymous = try await platform.send("POST", APIPath.openAITranscriptions, body: Data())
             #expect(anonymous.status == 401)

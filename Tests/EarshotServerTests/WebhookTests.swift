@@ -75,7 +75,8 @@ import Testing
                 let (first, second) = (receiver.all[0], receiver.all[1])
                 #expect(second.at - first.at >= .milliseconds(250))  // backoff before the retry
                 #expect(first.body == second.body)
-                #expect(first.headers[WebhookSignature.deliveryHeader] == second.headers[WebhookSignature.deliveryHeader])
+                #expect(
+                    first.headers[WebhookSignature.deliveryHeader] == second.headers[WebhookSignature.deliveryHeader])
                 #expect(first.headers[WebhookSignature.eventHeader] == "transcription.revoked")
                 #expect(first.headers["Content-Type"] == "application/json")
                 let payload = try JSONDecoder().decode(TranscriptionTask.self, from: Data(second.body))
@@ -115,7 +116,9 @@ import Testing
                 #expect(again.status == 202, "\(again.text)")
                 try await receiver.wait(for: 3)
                 #expect(receiver.all[2].body == first.body)
-                #expect(receiver.all[2].headers[WebhookSignature.deliveryHeader] != first.headers[WebhookSignature.deliveryHeader])
+                #expect(
+                    receiver.all[2].headers[WebhookSignature.deliveryHeader]
+                        != first.headers[WebhookSignature.deliveryHeader])
 
                 // Another tenant sees none of it.
                 let (_, other, _) = try await platform.newUser(partner: "Other")

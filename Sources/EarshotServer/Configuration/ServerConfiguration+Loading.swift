@@ -201,7 +201,8 @@ extension ServerConfiguration {
             return nil
         },
         durationSetting("task-lease", "A worker's lease on a task, renewed by heartbeats (default 30s).", \.taskLease),
-        durationSetting("task-retry-delay", "First retry delay of a failed task, doubling (default 5s).", \.taskRetryDelay),
+        durationSetting(
+            "task-retry-delay", "First retry delay of a failed task, doubling (default 5s).", \.taskRetryDelay),
         Setting(name: "model-home", valueName: "DIR", help: "Directory holding models/ (default $EARSHOT_HOME).") {
             config, value in
             guard !value.isEmpty else { return "model-home must not be empty" }

@@ -52,7 +52,8 @@ struct OpenAIRoutes: Sendable {
         }
         let tier: String
         switch form.value("model") {
-        case nil: throw PlatformError.invalidArgument("the form has no `model` field; use whisper-1, asr-fast or asr-pro")
+        case nil:
+            throw PlatformError.invalidArgument("the form has no `model` field; use whisper-1, asr-fast or asr-pro")
         case "whisper-1", "asr-fast": tier = "asr-fast"
         case "asr-pro": tier = "asr-pro"
         case let other?:
@@ -79,7 +80,8 @@ struct OpenAIRoutes: Sendable {
             }
             options.temperature = temperature
         }
-        let granularities = Set(form.fields["timestamp_granularities[]", default: []] + form.fields["timestamp_granularities", default: []])
+        let granularities = Set(
+            form.fields["timestamp_granularities[]", default: []] + form.fields["timestamp_granularities", default: []])
         guard granularities.isSubset(of: ["segment", "word"]) else {
             throw PlatformError.invalidArgument("timestamp_granularities[] accepts segment and word")
         }
