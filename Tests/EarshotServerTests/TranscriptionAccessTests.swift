@@ -152,6 +152,12 @@ import Testing
             let onlyRevoked = try await platform.send(
                 "GET", "/open/partner/transcriptions?status=REVOKED", token: token)
             #expect(try onlyRevoked.decode(TranscriptionTaskList.self).tasks.map(\.taskID) == [ids[0]])
+            let pending = try await platform.send("GET", "/open/partner/transcriptions?status=pending", token: token)
+            #expect(try pending.decode(TranscriptionTaskList.self).tasks.count == 4)
+            let running = try await platform.send("GET", "/open/partner/transcriptions?status=RUNNING", token: token)
+            #expect(try running.decode(TranscriptionTaskList.self).tasks.isEmpty)
+            let unknown = try await platform.send("GET", "/open/partner/transcriptions?status=DONE", token: token)
+            #expect(unknown.status == 400)
             let badCursor = try await platform.send("GET", "/open/partner/transcriptions?cursor=zzz", token: token)
             #expect(badCursor.status == 400)
         }
