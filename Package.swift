@@ -19,7 +19,7 @@ targets += [
 
 // MARK: - Test support (shared by test targets only)
 targets += [
-    .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport", swiftSettings: swiftSettings),
+    .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport", swiftSettings: swiftSettings)
 ]
 
 // MARK: - API (wire types shared by server, SDK and CLI; Foundation only, compiles for iOS)
@@ -30,7 +30,7 @@ targets += [
 
 // MARK: - Native libraries (one systemLibrary per C library)
 targets += [
-    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])])
 ]
 
 // MARK: - Crypto
@@ -43,7 +43,8 @@ targets += [
 targets += [
     .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .target(
-        name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"], swiftSettings: swiftSettings),
+        name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"], swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"],
         swiftSettings: swiftSettings),
@@ -140,19 +141,19 @@ targets += [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
         ],
         swiftSettings: swiftSettings
-    ),
+    )
 ]
 products += [.executable(name: "earshot", targets: ["earshot"])]
 targets += [
     // End-to-end tests of the built binary (run as a child process).
-    .testTarget(name: "EarshotCLITests", dependencies: ["earshot"], swiftSettings: swiftSettings),
+    .testTarget(name: "EarshotCLITests", dependencies: ["earshot"], swiftSettings: swiftSettings)
 ]
 
 // MARK: - Benchmarks (helpers for Benchmarks/*/run; not shipped)
 targets += [
     .executableTarget(
         name: "earshot-bench-upload", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
-        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings),
+        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings)
 ]
 
 // MARK: - Diarization

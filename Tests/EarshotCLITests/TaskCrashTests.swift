@@ -28,16 +28,21 @@ struct TaskCrashTests {
 
         var server = CLIProcess(arguments)
         try server.process.run()
+        // Whichever server is current when the test ends (even by a failed expectation) is stopped.
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
         var base = try await listeningURL(server)
         let token = try await call(base, "POST", "/open/partner/token", json: credentials)["access_token"] as! String
         let long = try await upload(base, token: token, try longJFK(times: 4))
-        let short = try await upload(base, token: token, try Data(contentsOf: URL(fileURLWithPath: Self.home + "/testdata/jfk.wav")))
-        let a = try await call(
-            base, "POST", "/open/partner/transcriptions", token: token,
-            json: ["file_url": long, "model": "asr-fast"])["task_id"] as! String
-        let b = try await call(
-            base, "POST", "/open/partner/transcriptions", token: token,
-            json: ["file_url": short, "model": "asr-fast"])["task_id"] as! String
+        let short = try await upload(
+            base, token: token, try Data(contentsOf: URL(fileURLWithPath: Self.home + "/testdata/jfk.wav")))
+        let a =
+            try await call(
+                base, "POST", "/open/partner/transcriptions", token: token,
+                json: ["file_url": long, "model": "asr-fast"])["task_id"] as! String
+        let b =
+            try await call(
+                base, "POST", "/open/partner/transcriptions", token: token,
+                json: ["file_url": short, "model": "asr-fast"])["task_id"] as! String
         _ = try await poll(base, a, token: token) { ["STARTED", "PROGRESS"].contains($0["status"] as? String) }
 
         // kill -9 mid-decode: A is running, B is queued.
@@ -55,16 +60,16 @@ struct TaskCrashTests {
         #expect(((finishedA["segments"] as? [Any])?.count ?? 0) >= 4)
 
         // A graceful stop mid-decode hands the task back without spending an attempt.
-        let c = try await call(
-            base, "POST", "/open/partner/transcriptions", token: token,
-            json: ["file_url": long, "model": "asr-fast"])["task_id"] as! String
+        let c =
+            try await call(
+                base, "POST", "/open/partner/transcriptions", token: token,
+                json: ["file_url": long, "model": "asr-fast"])["task_id"] as! String
         _ = try await poll(base, c, token: token) { ["STARTED", "PROGRESS"].contains($0["status"] as? String) }
         server.process.terminate()
         try await server.waitForExit(timeout: .seconds(30))
         #expect(server.process.terminationStatus == 0)
         server = CLIProcess(arguments)
         try server.process.run()
-        defer { if server.process.isRunning { server.process.terminate() } }
         base = try await listeningURL(server)
         let finishedC = try await poll(base, c, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
         #expect(finishedC["status"] as? String == "SUCCESS", "\(finishedC)")
@@ -110,7 +115,8 @@ struct TaskCrashTests {
         if let json { request.httpBody = try JSONSerialization.data(withJSONObject: json) }
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        try #require((200..<300).contains(status), "\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))")
+        try #require(
+            (200..<300).contains(status), "\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))")
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
@@ -143,7 +149,9 @@ struct TaskCrashTests {
         var format = Data()
         while offset + 8 <= wav.count {
             let id = String(decoding: wav[offset..<offset + 4], as: UTF8.self)
-            let size = wav[(offset + 4)..<(offset + 8)].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            let size = wav[(offset + 4)..<(offset + 8)].enumerated().reduce(0) {
+                $0 | Int($1.element) << (8 * $1.offset)
+            }
             let body = wav[(offset + 8)..<min(offset + 8 + size, wav.count)]
             if id == "fmt " { format = Data(body) }
             if id == "data" { pcm = Data(body) }

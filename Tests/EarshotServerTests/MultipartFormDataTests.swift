@@ -53,7 +53,8 @@ import Testing
     @Test(arguments: [1, 2, 3, 7, 45, 46, 47, 1000, 1 << 20])
     func everyChunkingGivesTheSameParts(chunk: Int) throws {
         // File bytes that contain CRLF, dashes and a near-boundary.
-        let file = Array("\r\n--\r\n----earshot7MA4YWxkTrZu0g\r\n".utf8) + (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let file =
+            Array("\r\n--\r\n----earshot7MA4YWxkTrZu0g\r\n".utf8) + (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) }
         let parsed = try Self.parse(Self.body(file: file), chunk: chunk)
         #expect(parsed.parts.map(\.name) == ["model", "file", "timestamp_granularities[]", "empty"])
         #expect(parsed.parts[1].filename == "a \"b\".wav")
@@ -75,6 +76,7 @@ import Testing
         #expect(throws: HTTPError.self) {
             _ = try parser.feed(Array("--xyz\r\nX-Nothing: 1\r\n\r\nbody\r\n--xyz--".utf8))
         }
-        #expect(MultipartFormData.boundary(fromContentType: "multipart/form-data; boundary=abc; charset=utf-8") == "abc")
+        #expect(
+            MultipartFormData.boundary(fromContentType: "multipart/form-data; boundary=abc; charset=utf-8") == "abc")
     }
 }

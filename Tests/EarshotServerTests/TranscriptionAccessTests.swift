@@ -55,7 +55,8 @@ import Testing
             #expect(revoke.status == 404)
             #expect(try await platform.task(task.taskID, token: tokenA).status == .pending)
             // B cannot transcribe A's file either.
-            let steal = try await platform.createTask(["file_url": fileA.downloadURL, "model": "asr-fast"], token: tokenB)
+            let steal = try await platform.createTask(
+                ["file_url": fileA.downloadURL, "model": "asr-fast"], token: tokenB)
             #expect(steal.status == 404)
             let list = try await platform.send("GET", APIPath.transcriptions, token: tokenB)
             #expect(try list.decode(TranscriptionTaskList.self).tasks.isEmpty)
@@ -148,8 +149,15 @@ import Testing
             #expect(try u1.decode(TranscriptionTaskList.self).tasks.count == 3)
             let revoked = try await platform.send("POST", "/open/partner/transcriptions/\(ids[0])/revoke", token: token)
             #expect(try revoked.decode(TranscriptionTask.self).status == .revoked)
-            let onlyRevoked = try await platform.send("GET", "/open/partner/transcriptions?status=REVOKED", token: token)
+            let onlyRevoked = try await platform.send(
+                "GET", "/open/partner/transcriptions?status=REVOKED", token: token)
             #expect(try onlyRevoked.decode(TranscriptionTaskList.self).tasks.map(\.taskID) == [ids[0]])
+            let pending = try await platform.send("GET", "/open/partner/transcriptions?status=pending", token: token)
+            #expect(try pending.decode(TranscriptionTaskList.self).tasks.count == 4)
+            let running = try await platform.send("GET", "/open/partner/transcriptions?status=RUNNING", token: token)
+            #expect(try running.decode(TranscriptionTaskList.self).tasks.isEmpty)
+            let unknown = try await platform.send("GET", "/open/partner/transcriptions?status=DONE", token: token)
+            #expect(unknown.status == 400)
             let badCursor = try await platform.send("GET", "/open/partner/transcriptions?cursor=zzz", token: token)
             #expect(badCursor.status == 400)
         }

@@ -111,9 +111,21 @@ struct TranscriptionTaskTests {
                 "GET", api + "/open/partner/transcriptions/\(task.taskID)/export?format=docx", token: partnerToken)
             #expect(bad.status == 400)
 
-            // Listed, newest first; metrics count it.
+            // Listed, newest first; metrics count it (the queue gauge is refreshed by the reaper every few seconds).
             let list = try await platform.send("GET", api + APIPath.transcriptions, token: partnerToken)
             #expect(try list.decode(TranscriptionTaskList.self).tasks.map(\.taskID) == [task.taskID])
+            var metrics = ""
+            let metricsDeadline = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < metricsDeadline {
+                metrics = try await platform.send("GET", "/metrics").text
+                if metrics.contains("earshot_tasks{state=\"succeeded\"} 1") { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(metrics.contains("earshot_tasks{state=\"succeeded\"} 1"))
+            #expect(metrics.contains("earshot_tasks{state=\"queued\"} 0"))
+            #expect(metrics.contains("earshot_tasks_finished_total{state=\"succeeded\"} 1"))
+            #expect(metrics.contains("earshot_task_decode_seconds_count 1"))
+            #expect(metrics.contains("earshot_task_total_seconds_bucket{le=\"+Inf\"} 1"))
         }
     }
 

@@ -19,8 +19,13 @@ import Testing
             let at: ContinuousClock.Instant
         }
         let statuses: [Int]
+        /// How long the first answer is held back (to make the sender time out).
+        let firstDelay: Duration
         let received = Mutex<[Received]>([])
-        init(statuses: [Int]) { self.statuses = statuses }
+        init(statuses: [Int], firstDelay: Duration = .zero) {
+            self.statuses = statuses
+            self.firstDelay = firstDelay
+        }
 
         var all: [Received] { received.withLock { $0 } }
 
@@ -31,6 +36,7 @@ import Testing
                     $0.append(Received(headers: request.headers, body: request.bytes, at: .now))
                     return $0.count
                 }
+                if count == 1, self.firstDelay > .zero { try? await Task.sleep(for: self.firstDelay) }
                 return .empty(status: HTTPStatus(code: self.statuses[min(count - 1, self.statuses.count - 1)]))
             }
             let server = HTTPServer(router: router, configuration: .init(host: "127.0.0.1", port: 0))
@@ -75,7 +81,8 @@ import Testing
                 let (first, second) = (receiver.all[0], receiver.all[1])
                 #expect(second.at - first.at >= .milliseconds(250))  // backoff before the retry
                 #expect(first.body == second.body)
-                #expect(first.headers[WebhookSignature.deliveryHeader] == second.headers[WebhookSignature.deliveryHeader])
+                #expect(
+                    first.headers[WebhookSignature.deliveryHeader] == second.headers[WebhookSignature.deliveryHeader])
                 #expect(first.headers[WebhookSignature.eventHeader] == "transcription.revoked")
                 #expect(first.headers["Content-Type"] == "application/json")
                 let payload = try JSONDecoder().decode(TranscriptionTask.self, from: Data(second.body))
@@ -115,7 +122,9 @@ import Testing
                 #expect(again.status == 202, "\(again.text)")
                 try await receiver.wait(for: 3)
                 #expect(receiver.all[2].body == first.body)
-                #expect(receiver.all[2].headers[WebhookSignature.deliveryHeader] != first.headers[WebhookSignature.deliveryHeader])
+                #expect(
+                    receiver.all[2].headers[WebhookSignature.deliveryHeader]
+                        != first.headers[WebhookSignature.deliveryHeader])
 
                 // Another tenant sees none of it.
                 let (_, other, _) = try await platform.newUser(partner: "Other")
@@ -159,6 +168,38 @@ import Testing
                 let pending = try await platform.send(
                     "POST", "/open/partner/transcriptions/\(plain.taskID)/webhook/redeliver", token: token)
                 #expect(pending.status == 409)
+            }
+        }
+    }
+
+    @Test func aTimeoutCountsAsAFailedAttemptAndIsRetried() async throws {
+        let receiver = Receiver(statuses: [200], firstDelay: .seconds(3))
+        try await receiver.run { url in
+            try await TestPlatform.with({
+                Self.fast(&$0)
+                $0.webhookTimeout = .milliseconds(500)
+            }) { platform in
+                let (_, token, _) = try await platform.newUser()
+                let file = try await platform.upload(testContent(1000), token: token)
+                let task = try await platform.createTask(
+                    ["file_url": file.fileID, "model": "asr-fast", "callback_url": url], token: token
+                ).decode(TranscriptionTask.self)
+                _ = try await platform.send("POST", "/open/partner/transcriptions/\(task.taskID)/revoke", token: token)
+                let deadline = ContinuousClock.now + .seconds(15)
+                var delivery: WebhookDelivery?
+                while ContinuousClock.now < deadline {
+                    delivery = try await platform.send(
+                        "GET", "/open/partner/transcriptions/\(task.taskID)/webhook/deliveries", token: token
+                    ).decode(WebhookDeliveryList.self).deliveries.first
+                    if delivery?.state == "delivered" { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(delivery?.state == "delivered")
+                let log = delivery?.attemptLog ?? []
+                #expect(log.count == 2)
+                #expect(log.first?.status == nil && log.first?.error != nil)
+                #expect((log.first?.durationMs ?? 0) < 2_500)
+                #expect(log.last?.status == 200)
             }
         }
     }

@@ -146,4 +146,29 @@ import Testing
             #expect(try await queue.counts(kind: "transcription") == [.queued: 5])
         }
     }
+
+    @Test func concurrentWorkersNeverClaimTheSameJob() async throws {
+        try await withQueue { queue, _, _ in
+            for index in 0..<40 { _ = try await queue.enqueue(new("job_\(index)")) }
+            let done = try await withThrowingTaskGroup(of: [String].self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        var mine: [String] = []
+                        while let job = try await queue.claim(
+                            kind: "transcription", owner: "w\(worker)", lease: .seconds(30))
+                        {
+                            if try await queue.complete(job.id, owner: "w\(worker)", result: "ok") {
+                                mine.append(job.id)
+                            }
+                        }
+                        return mine
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+            #expect(done.count == 40)
+            #expect(Set(done).count == 40)
+            #expect(try await queue.counts(kind: "transcription") == [.succeeded: 40])
+        }
+    }
 }

@@ -92,6 +92,11 @@ struct Services: Sendable {
         ).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
+        // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
+        OpenAIRoutes(
+            tokens: tokens, engines: engines, maxFileSize: configuration.openAIMaxFileSize,
+            spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
+        ).register(on: router)
         OpenAPIRoutes(links: links).register(on: router)
     }
 

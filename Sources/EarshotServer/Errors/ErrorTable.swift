@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotHTTP
+import EarshotModels
 import EarshotStore
 
 /// The one table that maps errors from the modules below to HTTP statuses and wire codes.
@@ -11,6 +12,9 @@ enum ErrorTable {
         switch error {
         case let error as PlatformError: map(error)
         case let error as StoreError: map(error)
+        // A tier whose model is not installed (or is damaged): the server cannot transcribe until an operator
+        // runs `make models`; say so instead of a bare 500.
+        case let error as ModelError: .unavailable(error.description)
         default: nil
         }
     }

@@ -25,7 +25,9 @@ struct HealthRoutes {
         // Cheap and non-blocking: these run inline on the HTTP worker thread (see docs/http.md).
         router.inline.get("/healthz") { _, _ in Self.liveness }
         router.inline.get("/metrics") { _, _ in
-            .text(metrics.render() + process.render() + extraMetrics(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            .text(
+                metrics.render() + process.render() + extraMetrics(),
+                contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("/readyz") { _, context in
             async let metadataCheck = check("metadata") { try await metadata.ping() }

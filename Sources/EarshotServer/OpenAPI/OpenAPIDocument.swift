@@ -35,6 +35,10 @@ enum OpenAPIDocument {
             {
               "name": "webhooks",
               "description": "Signed task webhooks: deliveries, redelivery, the signing secret."
+            },
+            {
+              "name": "openai",
+              "description": "OpenAI-compatible audio endpoints (partner token as Bearer; synchronous). Point an OpenAI client's base URL at `<server>/v1`."
             }
           ],
           "paths": {
@@ -1467,6 +1471,262 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/v1/audio/transcriptions": {
+              "post": {
+                "tags": [
+                  "openai"
+                ],
+                "operationId": "createOpenAITranscription",
+                "summary": "Transcribe a file (OpenAI-compatible)",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "multipart/form-data": {
+                      "schema": {
+                        "type": "object",
+                        "required": [
+                          "file",
+                          "model"
+                        ],
+                        "properties": {
+                          "file": {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "The audio file (any format ffmpeg decodes)."
+                          },
+                          "model": {
+                            "type": "string",
+                            "description": "whisper-1 (= asr-fast), asr-fast or asr-pro."
+                          },
+                          "language": {
+                            "type": "string"
+                          },
+                          "prompt": {
+                            "type": "string"
+                          },
+                          "response_format": {
+                            "type": "string",
+                            "enum": [
+                              "json",
+                              "text",
+                              "srt",
+                              "vtt",
+                              "verbose_json"
+                            ],
+                            "default": "json"
+                          },
+                          "temperature": {
+                            "type": "number",
+                            "minimum": 0,
+                            "maximum": 1
+                          },
+                          "timestamp_granularities[]": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "segment",
+                                "word"
+                              ]
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The transcript in `response_format`.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/OpenAITranscription"
+                        }
+                      },
+                      "text/plain": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Bad form field (`invalid_request_error`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "413": {
+                    "description": "The file is larger than openai-max-file-size.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/v1/audio/translations": {
+              "post": {
+                "tags": [
+                  "openai"
+                ],
+                "operationId": "createOpenAITranslation",
+                "summary": "Translate a file to English (OpenAI-compatible)",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "multipart/form-data": {
+                      "schema": {
+                        "type": "object",
+                        "required": [
+                          "file",
+                          "model"
+                        ],
+                        "properties": {
+                          "file": {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "The audio file (any format ffmpeg decodes)."
+                          },
+                          "model": {
+                            "type": "string",
+                            "description": "whisper-1 (= asr-fast), asr-fast or asr-pro."
+                          },
+                          "language": {
+                            "type": "string"
+                          },
+                          "prompt": {
+                            "type": "string"
+                          },
+                          "response_format": {
+                            "type": "string",
+                            "enum": [
+                              "json",
+                              "text",
+                              "srt",
+                              "vtt",
+                              "verbose_json"
+                            ],
+                            "default": "json"
+                          },
+                          "temperature": {
+                            "type": "number",
+                            "minimum": 0,
+                            "maximum": 1
+                          },
+                          "timestamp_granularities[]": {
+                            "type": "array",
+                            "items": {
+                              "type": "string",
+                              "enum": [
+                                "segment",
+                                "word"
+                              ]
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The transcript in `response_format`.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/OpenAITranscription"
+                        }
+                      },
+                      "text/plain": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Bad form field (`invalid_request_error`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "413": {
+                    "description": "The file is larger than openai-max-file-size.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {
@@ -2168,6 +2428,38 @@ enum OpenAPIDocument {
                     "type": "array",
                     "items": {
                       "$ref": "#/components/schemas/WebhookDelivery"
+                    }
+                  }
+                }
+              },
+              "OpenAITranscription": {
+                "type": "object",
+                "required": [
+                  "text"
+                ],
+                "properties": {
+                  "text": {
+                    "type": "string"
+                  },
+                  "task": {
+                    "type": "string"
+                  },
+                  "language": {
+                    "type": "string"
+                  },
+                  "duration": {
+                    "type": "number"
+                  },
+                  "segments": {
+                    "type": "array",
+                    "items": {
+                      "type": "object"
+                    }
+                  },
+                  "words": {
+                    "type": "array",
+                    "items": {
+                      "type": "object"
                     }
                   }
                 }

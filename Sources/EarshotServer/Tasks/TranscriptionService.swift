@@ -138,18 +138,17 @@ struct TranscriptionService: Sendable {
         let limit = limit ?? 50
         guard (1...200).contains(limit) else { throw PlatformError.invalidArgument("limit must be between 1 and 200") }
         var state: Job.State?
-        if let status {
-            guard let wanted = TaskStatus(rawValue: status.uppercased()), wanted != .received, wanted != .started,
-                wanted != .progress
-            else {
-                throw PlatformError.invalidArgument(
-                    "status filter must be one of PENDING, RUNNING, SUCCESS, FAILURE, REVOKED")
-            }
-            state = Self.queueState(wanted)
-        } else {
-            state = nil
+        switch status?.uppercased() {
+        case nil: state = nil
+        case "PENDING": state = .queued
+        case "RUNNING", "RECEIVED", "STARTED", "PROGRESS": state = .running
+        case "SUCCESS": state = .succeeded
+        case "FAILURE": state = .failed
+        case "REVOKED": state = .cancelled
+        case let other?:
+            throw PlatformError.invalidArgument(
+                "status filter \"\(other)\" is unknown; use PENDING, RUNNING, SUCCESS, FAILURE or REVOKED")
         }
-        if status?.uppercased() == "RUNNING" { state = .running }
         let page = try await queue.list(
             tenant: caller.partnerID, kind: Self.kind, subject: userID, state: state, after: after, limit: limit)
         return TranscriptionTaskList(
@@ -222,16 +221,6 @@ struct TranscriptionService: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
-
-    static func queueState(_ status: TaskStatus) -> Job.State {
-        switch status {
-        case .pending: .queued
-        case .received, .started, .progress: .running
-        case .success: .succeeded
-        case .failure: .failed
-        case .revoked: .cancelled
-        }
-    }
 
     static func status(_ job: Job) -> TaskStatus {
         switch job.state {

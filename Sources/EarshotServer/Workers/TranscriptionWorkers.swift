@@ -49,7 +49,8 @@ struct TranscriptionWorkers: Sendable {
             do {
                 for job in try await queue.requeueExpired() {
                     logger.warning(
-                        "task lease expired", metadata: ["task": job.id, "state": job.state.rawValue, "attempts": "\(job.attempts)"])
+                        "task lease expired",
+                        metadata: ["task": job.id, "state": job.state.rawValue, "attempts": "\(job.attempts)"])
                     if job.state.isFinal { metrics.finished(job) }
                 }
                 metrics.setDepth(try await queue.counts(kind: TranscriptionService.kind))
@@ -122,7 +123,10 @@ struct TranscriptionWorkers: Sendable {
                 if let finished = try? await queue.job(job.id) { metrics.finished(finished) }
                 logger.info(
                     "task succeeded",
-                    metadata: ["task": job.id, "segments": "\(transcript.segments.count)", "elapsed": "\(ContinuousClock.now - started)"])
+                    metadata: [
+                        "task": job.id, "segments": "\(transcript.segments.count)",
+                        "elapsed": "\(ContinuousClock.now - started)",
+                    ])
             } else {
                 logger.notice("task finished elsewhere; result dropped", metadata: ["task": job.id])
             }
@@ -138,7 +142,10 @@ struct TranscriptionWorkers: Sendable {
             if let after, after.state.isFinal { metrics.finished(after) }
             logger.warning(
                 "task attempt failed",
-                metadata: ["task": job.id, "attempt": "\(job.attempts)", "state": after?.state.rawValue ?? "lost", "error": "\(error)"])
+                metadata: [
+                    "task": job.id, "attempt": "\(job.attempts)", "state": after?.state.rawValue ?? "lost",
+                    "error": "\(error)",
+                ])
         }
     }
 

@@ -24,7 +24,8 @@ enum TestAudio {
         var format = Data()
         while offset + 8 <= wav.count {
             let id = String(decoding: wav[offset..<offset + 4], as: UTF8.self)
-            let size = Int(wav[offset + 4]) | Int(wav[offset + 5]) << 8 | Int(wav[offset + 6]) << 16
+            let size =
+                Int(wav[offset + 4]) | Int(wav[offset + 5]) << 8 | Int(wav[offset + 6]) << 16
                 | Int(wav[offset + 7]) << 24
             let body = wav[(offset + 8)..<min(offset + 8 + size, wav.count)]
             if id == "fmt " { format = Data(body) }
