@@ -52,7 +52,7 @@ struct CLIProcess {
     }
 
     /// The base URL a started `earshot serve` logged (`earshot listening … url=http://127.0.0.1:PORT`).
-    func listeningURL(timeout: Duration = .seconds(20)) async throws -> String {
+    func listeningURL(timeout: Duration = .seconds(90)) async throws -> String {
         let line = try await waitForLine(containing: "earshot listening", timeout: timeout)
         guard let url = line.split(separator: " ").first(where: { $0.hasPrefix("url=") })?.dropFirst(4) else {
             throw TimeoutError(what: "no url= in: \(line)")

@@ -21,7 +21,7 @@ import Testing
         try server.process.run()
         defer { if server.process.isRunning { server.process.interrupt() } }
 
-        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(20))
+        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(90))
         let url = try #require(line.split(separator: " ").first { $0.hasPrefix("url=") }?.dropFirst(4))
         #expect(url.hasPrefix("http://127.0.0.1:"))
 
@@ -50,7 +50,7 @@ import Testing
         let first = CLIProcess(["serve", "--port", "0", "--data-dir", directory.path])
         try first.process.run()
         defer { first.process.terminate() }
-        let line = try await first.waitForLine(containing: "earshot listening", timeout: .seconds(20))
+        let line = try await first.waitForLine(containing: "earshot listening", timeout: .seconds(90))
         let port = try #require(line.split(separator: ":").last?.split(separator: " ").first)
         let second = try await CLIProcess.run(
             ["serve", "--port", String(port), "--data-dir", directory.appendingPathComponent("other").path])

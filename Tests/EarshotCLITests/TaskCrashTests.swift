@@ -89,7 +89,7 @@ struct TaskCrashTests {
     }
 
     func listeningURL(_ server: CLIProcess) async throws -> String {
-        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(20))
+        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(90))
         return String(try #require(line.split(separator: " ").first { $0.hasPrefix("url=") }?.dropFirst(4)))
     }
 

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotHTTP
 import EarshotModels
+import EarshotSpeech
 import EarshotStore
 import Foundation
 
@@ -14,7 +15,7 @@ struct Services: Sendable {
     let webhooks: Webhooks
     let transcriptions: TranscriptionService
     let running = RunningTasks()
-    let engines: SpeechEngines
+    let engines: FileTranscriber
     let taskMetrics = TaskMetrics()
     let metadata: any MetadataStore
     let blobs: any BlobStore
@@ -60,8 +61,10 @@ struct Services: Sendable {
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
-        engines = SpeechEngines(
-            modelHome: configuration.modelHome ?? ModelStore.defaultHome(), concurrentDecodes: configuration.workers)
+        engines = FileTranscriber(
+            configuration: .init(
+                models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
+                concurrentDecodes: configuration.workers, allowTruncatedAudio: true))
     }
 
     /// The transcription workers and lease reaper (run by `Application.run`).

@@ -15,7 +15,7 @@ import Foundation
 /// `timestamp_granularities[]` (`segment`, `word`). The file is streamed to a spool file while the form is parsed.
 struct OpenAIRoutes: Sendable {
     let tokens: TokenService
-    let engines: SpeechEngines
+    let engines: FileTranscriber
     let maxFileSize: Int
     let spoolDirectory: String
 
@@ -64,8 +64,7 @@ struct OpenAIRoutes: Sendable {
             throw PlatformError.invalidArgument(
                 "response_format \"\(format)\" is not supported; use json, text, srt, vtt or verbose_json")
         }
-        let (engine, decoding) = try await engines.engine(for: tier)
-        var options = decoding.applied(to: TranscriptionOptions())
+        var (engine, options, _) = try await engines.engine(for: tier)
         options.task = task
         if task == .transcribe, let language = form.value("language"), !language.isEmpty {
             guard SpeechModel.isKnownLanguage(language.lowercased()) else {

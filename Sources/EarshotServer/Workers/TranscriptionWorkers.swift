@@ -24,7 +24,7 @@ struct TranscriptionWorkers: Sendable {
     let queue: JobQueue
     let metadata: any MetadataStore
     let blobs: any BlobStore
-    let engines: SpeechEngines
+    let engines: FileTranscriber
     let running: RunningTasks
     let metrics: TaskMetrics
     let configuration: Configuration
@@ -179,15 +179,14 @@ struct TranscriptionWorkers: Sendable {
         guard let path = try await blobs.localFile(for: try BlobKey(blobKey)) else {
             throw TaskFailure.permanent("file \(payload.fileID) is not stored on a local file system")
         }
-        let (engine, tier) = try await engines.engine(for: payload.model)
-        // Recorder uploads may end mid-packet: keep what decodes.
-        let decoder = try await AudioDecoder.open(contentsOf: path, configuration: .init(allowTruncated: true))
-        let samples = try await decoder.decodeAll()
+        let (engine, tuned, _) = try await engines.engine(for: payload.model)
+        // The production file pipeline; recorder uploads may end mid-packet (allowTruncatedAudio): keep what decodes.
+        let samples = try await engines.prepareAudio(path).samples
         progress.withLock {
             $0.stage = "STARTED"
             $0.dirty = true
         }
-        var options = TranscriptionOptions().applying(tier)
+        var options = tuned
         options.language = payload.language
         options.task = TranscriptionOptions.Task(rawValue: payload.task) ?? .transcribe
         for try await event in engine.transcribe(samples: samples, options: options) {

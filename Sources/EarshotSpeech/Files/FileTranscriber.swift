@@ -1,6 +1,7 @@
 public import EarshotAudio
 public import EarshotModels
 public import Foundation
+import Dispatch
 
 /// Transcribes audio files the way every entry point does (`earshot transcribe`, `earshot eval`, the server's
 /// task workers): resolves a model argument, decodes the file with EarshotAudio, runs the shared engine.
@@ -49,6 +50,7 @@ public actor FileTranscriber {
 
     public let configuration: Configuration
     private var engines: [String: SpeechEngine] = [:]
+    private var loading: [String: Task<SpeechEngine, any Error>] = [:]
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -56,19 +58,37 @@ public actor FileTranscriber {
 
     /// The engine for `model` (loaded on first use) and `options` with the tier's decoding settings applied.
     ///
+    /// Loading reads the whole model file (~80 MB, about a second): it runs on a dispatch queue, never on the
+    /// cooperative pool, and concurrent first calls for one file share a single load.
+    ///
     /// - Throws: `ModelError` for an unknown name or a file that is not a ggml model (the message says what it is
     ///   and how to fix it); ``SpeechError`` when whisper.cpp cannot load the file.
-    public func engine(for model: String, options: TranscriptionOptions = TranscriptionOptions()) throws
+    public func engine(for model: String, options: TranscriptionOptions = TranscriptionOptions()) async throws
         -> (engine: SpeechEngine, options: TranscriptionOptions, model: ResolvedModel)
     {
         let resolved = try configuration.models.resolve(model)
         let options = resolved.tier.map { options.applying($0) } ?? options
-        if let engine = engines[resolved.path] { return (engine, options, resolved) }
-        let engine = SpeechEngine(
-            model: try SpeechModel(path: resolved.path),
-            configuration: .init(
-                concurrentDecodes: configuration.concurrentDecodes, threadsPerDecode: configuration.threadsPerDecode))
-        engines[resolved.path] = engine
+        let path = resolved.path
+        if let engine = engines[path] { return (engine, options, resolved) }
+        if let pending = loading[path] { return (try await pending.value, options, resolved) }
+        let engineConfiguration = SpeechEngine.Configuration(
+            concurrentDecodes: configuration.concurrentDecodes, threadsPerDecode: configuration.threadsPerDecode)
+        let load = Task<SpeechEngine, any Error> {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    do {
+                        let model = try SpeechModel(path: path)
+                        continuation.resume(returning: SpeechEngine(model: model, configuration: engineConfiguration))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+        }
+        loading[path] = load
+        defer { loading[path] = nil }
+        let engine = try await load.value
+        engines[path] = engine
         return (engine, options, resolved)
     }
 
