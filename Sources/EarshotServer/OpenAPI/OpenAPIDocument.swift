@@ -1485,117 +1485,23 @@ enum OpenAPIDocument {
                   }
                 ],
                 "requestBody": {
-                  "required": true,
-                  "content": {
-                    "multipart/form-data": {
-                      "schema": {
-                        "type": "object",
-                        "required": [
-                          "file",
-                          "model"
-                        ],
-                        "properties": {
-                          "file": {
-                            "type": "string",
-                            "format": "binary",
-                            "description": "The audio file (any format ffmpeg decodes)."
-                          },
-                          "model": {
-                            "type": "string",
-                            "description": "whisper-1 (= asr-fast), asr-fast or asr-pro."
-                          },
-                          "language": {
-                            "type": "string"
-                          },
-                          "prompt": {
-                            "type": "string"
-                          },
-                          "response_format": {
-                            "type": "string",
-                            "enum": [
-                              "json",
-                              "text",
-                              "srt",
-                              "vtt",
-                              "verbose_json"
-                            ],
-                            "default": "json"
-                          },
-                          "temperature": {
-                            "type": "number",
-                            "minimum": 0,
-                            "maximum": 1
-                          },
-                          "timestamp_granularities[]": {
-                            "type": "array",
-                            "items": {
-                              "type": "string",
-                              "enum": [
-                                "segment",
-                                "word"
-                              ]
-                            }
-                          }
-                        }
-                      }
-                    }
-                  }
+                  "$ref": "#/components/requestBodies/OpenAIAudioForm"
                 },
                 "responses": {
                   "200": {
-                    "description": "The transcript in `response_format`.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OpenAITranscription"
-                        }
-                      },
-                      "text/plain": {
-                        "schema": {
-                          "type": "string"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIAudioResult"
                   },
                   "400": {
-                    "description": "Bad form field (`invalid_request_error`).",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIBadForm"
                   },
                   "401": {
-                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIUnauthorized"
                   },
                   "403": {
-                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIForbidden"
                   },
                   "413": {
-                    "description": "The file is larger than openai-max-file-size.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIFileTooLarge"
                   }
                 }
               }
@@ -1613,117 +1519,23 @@ enum OpenAPIDocument {
                   }
                 ],
                 "requestBody": {
-                  "required": true,
-                  "content": {
-                    "multipart/form-data": {
-                      "schema": {
-                        "type": "object",
-                        "required": [
-                          "file",
-                          "model"
-                        ],
-                        "properties": {
-                          "file": {
-                            "type": "string",
-                            "format": "binary",
-                            "description": "The audio file (any format ffmpeg decodes)."
-                          },
-                          "model": {
-                            "type": "string",
-                            "description": "whisper-1 (= asr-fast), asr-fast or asr-pro."
-                          },
-                          "language": {
-                            "type": "string"
-                          },
-                          "prompt": {
-                            "type": "string"
-                          },
-                          "response_format": {
-                            "type": "string",
-                            "enum": [
-                              "json",
-                              "text",
-                              "srt",
-                              "vtt",
-                              "verbose_json"
-                            ],
-                            "default": "json"
-                          },
-                          "temperature": {
-                            "type": "number",
-                            "minimum": 0,
-                            "maximum": 1
-                          },
-                          "timestamp_granularities[]": {
-                            "type": "array",
-                            "items": {
-                              "type": "string",
-                              "enum": [
-                                "segment",
-                                "word"
-                              ]
-                            }
-                          }
-                        }
-                      }
-                    }
-                  }
+                  "$ref": "#/components/requestBodies/OpenAIAudioForm"
                 },
                 "responses": {
                   "200": {
-                    "description": "The transcript in `response_format`.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/OpenAITranscription"
-                        }
-                      },
-                      "text/plain": {
-                        "schema": {
-                          "type": "string"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIAudioResult"
                   },
                   "400": {
-                    "description": "Bad form field (`invalid_request_error`).",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIBadForm"
                   },
                   "401": {
-                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIUnauthorized"
                   },
                   "403": {
-                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIForbidden"
                   },
                   "413": {
-                    "description": "The file is larger than openai-max-file-size.",
-                    "content": {
-                      "application/json": {
-                        "schema": {
-                          "$ref": "#/components/schemas/ErrorResponse"
-                        }
-                      }
-                    }
+                    "$ref": "#/components/responses/OpenAIFileTooLarge"
                   }
                 }
               }
@@ -1764,6 +1576,122 @@ enum OpenAPIDocument {
                 "description": "Base64url HMAC-SHA256 of the method, path, expiry and key id.",
                 "schema": {
                   "type": "string"
+                }
+              }
+            },
+            "requestBodies": {
+              "OpenAIAudioForm": {
+                "required": true,
+                "content": {
+                  "multipart/form-data": {
+                    "schema": {
+                      "type": "object",
+                      "required": [
+                        "file",
+                        "model"
+                      ],
+                      "properties": {
+                        "file": {
+                          "type": "string",
+                          "format": "binary",
+                          "description": "The audio file (any format ffmpeg decodes)."
+                        },
+                        "model": {
+                          "type": "string",
+                          "description": "whisper-1 (= asr-fast), asr-fast or asr-pro."
+                        },
+                        "language": {
+                          "type": "string"
+                        },
+                        "prompt": {
+                          "type": "string"
+                        },
+                        "response_format": {
+                          "type": "string",
+                          "enum": [
+                            "json",
+                            "text",
+                            "srt",
+                            "vtt",
+                            "verbose_json"
+                          ],
+                          "default": "json"
+                        },
+                        "temperature": {
+                          "type": "number",
+                          "minimum": 0,
+                          "maximum": 1
+                        },
+                        "timestamp_granularities[]": {
+                          "type": "array",
+                          "items": {
+                            "type": "string",
+                            "enum": [
+                              "segment",
+                              "word"
+                            ]
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "OpenAIAudioResult": {
+                "description": "The transcript in `response_format`.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/OpenAITranscription"
+                    }
+                  },
+                  "text/plain": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                }
+              },
+              "OpenAIBadForm": {
+                "description": "Bad form field (`invalid_request_error`).",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ErrorResponse"
+                    }
+                  }
+                }
+              },
+              "OpenAIUnauthorized": {
+                "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ErrorResponse"
+                    }
+                  }
+                }
+              },
+              "OpenAIForbidden": {
+                "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ErrorResponse"
+                    }
+                  }
+                }
+              },
+              "OpenAIFileTooLarge": {
+                "description": "The file is larger than openai-max-file-size.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ErrorResponse"
+                    }
+                  }
                 }
               }
             },
