@@ -69,21 +69,8 @@ extension ServerConfiguration {
             config.blobDirectory = value
             return nil
         },
-        Setting(name: "threads", valueName: "N", help: "HTTP worker threads (default 4).") { config, value in
-            guard let threads = Int(value), (1...256).contains(threads) else {
-                return "'\(value)' is not a thread count (1-256)"
-            }
-            config.threads = threads
-            return nil
-        },
-        Setting(name: "connection-timeout", valueName: "DURATION", help: "Idle connection timeout (default 30s).") {
-            config, value in
-            guard let duration = parseDuration(value), duration >= .seconds(1) else {
-                return "'\(value)' is not a duration of at least 1s (examples: 30s, 2m)"
-            }
-            config.connectionTimeout = duration
-            return nil
-        },
+        countSetting("threads", "HTTP worker threads (default 4).", 1...256, noun: "thread count", \.threads),
+        durationSetting("connection-timeout", "Idle connection timeout (default 30s).", \.connectionTimeout),
         Setting(
             name: "shutdown-grace", valueName: "DURATION",
             help: "Time in-flight requests get at shutdown (default 10s)."
@@ -95,22 +82,9 @@ extension ServerConfiguration {
             config.shutdownGrace = duration
             return nil
         },
-        Setting(name: "max-json-body", valueName: "SIZE", help: "Largest JSON request body (default 1MiB).") {
-            config, value in
-            guard let size = parseByteSize(value), size >= 1024 else {
-                return "'\(value)' is not a size of at least 1KiB (examples: 1MiB, 512KiB)"
-            }
-            config.maxJSONBody = size
-            return nil
-        },
-        Setting(name: "max-header-bytes", valueName: "SIZE", help: "Largest request header block (default 32KiB).") {
-            config, value in
-            guard let size = parseByteSize(value), (4096...(1 << 20)).contains(size) else {
-                return "'\(value)' is not a size between 4KiB and 1MiB"
-            }
-            config.maxHeaderBytes = size
-            return nil
-        },
+        sizeSetting("max-json-body", "Largest JSON request body (default 1MiB).", 1024..., \.maxJSONBody),
+        sizeSetting(
+            "max-header-bytes", "Largest request header block (default 32KiB).", 4096...(1 << 20), \.maxHeaderBytes),
         Setting(
             name: "log-level", valueName: "LEVEL", help: "trace, debug, info, notice, warning or error (default info)."
         ) {
@@ -148,22 +122,9 @@ extension ServerConfiguration {
             config.apiPrefix = trimmed
             return nil
         },
-        Setting(name: "upload-chunk-size", valueName: "SIZE", help: "Part size of multipart uploads (default 5MiB).") {
-            config, value in
-            guard let size = parseByteSize(value), (1024...(1 << 30)).contains(size) else {
-                return "'\(value)' is not a size between 1KiB and 1GiB"
-            }
-            config.uploadChunkSize = size
-            return nil
-        },
-        Setting(name: "upload-max-file-size", valueName: "SIZE", help: "Largest uploaded file (default 2GiB).") {
-            config, value in
-            guard let size = parseByteSize(value), size >= 1 else {
-                return "'\(value)' is not a size (example: 500MiB)"
-            }
-            config.uploadMaxFileSize = size
-            return nil
-        },
+        sizeSetting(
+            "upload-chunk-size", "Part size of multipart uploads (default 5MiB).", 1024...(1 << 30), \.uploadChunkSize),
+        sizeSetting("upload-max-file-size", "Largest uploaded file (default 2GiB).", 1..., \.uploadMaxFileSize),
         Setting(
             name: "upload-filetypes", valueName: "LIST",
             help: "Accepted file types, comma-separated (default aac,amr,flac,m4a,mp3,ogg,opus,wav,webm)."
@@ -184,22 +145,11 @@ extension ServerConfiguration {
         durationSetting("user-token-ttl", "Lifetime and cap of user tokens (default 24h).", \.userTokenTTL),
         durationSetting(
             "signing-key-rotation", "Age at which signing keys are replaced (default 30d).", \.signingKeyRotation),
-        Setting(name: "workers", valueName: "N", help: "In-process transcription workers, 0-64 (default 1).") {
-            config, value in
-            guard let count = Int(value), (0...64).contains(count) else {
-                return "'\(value)' is not a worker count between 0 and 64"
-            }
-            config.workers = count
-            return nil
-        },
-        Setting(name: "task-max-attempts", valueName: "N", help: "Attempts per task before FAILURE (default 3).") {
-            config, value in
-            guard let count = Int(value), (1...100).contains(count) else {
-                return "'\(value)' is not a number of attempts between 1 and 100"
-            }
-            config.taskMaxAttempts = count
-            return nil
-        },
+        countSetting(
+            "workers", "In-process transcription workers, 0-64 (default 1).", 0...64, noun: "worker count", \.workers),
+        countSetting(
+            "task-max-attempts", "Attempts per task before FAILURE (default 3).", 1...100, noun: "number of attempts",
+            \.taskMaxAttempts),
         durationSetting("task-lease", "A worker's lease on a task, renewed by heartbeats (default 30s).", \.taskLease),
         durationSetting(
             "task-retry-delay", "First retry delay of a failed task, doubling (default 5s).", \.taskRetryDelay),
@@ -214,18 +164,46 @@ extension ServerConfiguration {
             "webhook-retry-delay", "First webhook retry delay, doubling up to 1h (default 5s).", \.webhookRetryDelay),
         durationSetting(
             "webhook-retry-period", "Webhooks are retried for this long (default 24h).", \.webhookRetryPeriod),
-        Setting(
-            name: "openai-max-file-size", valueName: "SIZE",
-            help: "Largest file for /v1/audio/* (default 25MiB)."
-        ) {
-            config, value in
-            guard let size = parseByteSize(value), size >= 1024 else {
-                return "'\(value)' is not a size of at least 1KiB (example: 25MiB)"
-            }
-            config.openAIMaxFileSize = size
-            return nil
-        },
+        sizeSetting(
+            "openai-max-file-size", "Largest file for /v1/audio/* (default 25MiB).", 1024..., \.openAIMaxFileSize),
     ]
+
+    /// A setting holding a byte size (`512KiB`, `25MiB`…) within `range`.
+    private static func sizeSetting(
+        _ name: String, _ help: String, _ range: some RangeExpression<Int> & Sendable,
+        _ path: any WritableKeyPath<ServerConfiguration, Int> & Sendable
+    ) -> Setting {
+        Setting(name: name, valueName: "SIZE", help: help) { config, value in
+            guard let size = parseByteSize(value), range.contains(size) else {
+                return "'\(value)' is not a size \(describe(range, as: formatByteSize)) (examples: 512KiB, 25MiB)"
+            }
+            config[keyPath: path] = size
+            return nil
+        }
+    }
+
+    /// A setting holding a whole number within `range` (`noun` names it in the error: "thread count").
+    private static func countSetting(
+        _ name: String, _ help: String, _ range: ClosedRange<Int>, noun: String,
+        _ path: any WritableKeyPath<ServerConfiguration, Int> & Sendable
+    ) -> Setting {
+        Setting(name: name, valueName: "N", help: help) { config, value in
+            guard let count = Int(value), range.contains(count) else {
+                return "'\(value)' is not a \(noun) (\(range.lowerBound)-\(range.upperBound))"
+            }
+            config[keyPath: path] = count
+            return nil
+        }
+    }
+
+    /// "between 4KiB and 1MiB" or "of at least 1KiB" for a closed or partial range.
+    private static func describe(_ range: some RangeExpression<Int>, as format: (Int) -> String) -> String {
+        switch range {
+        case let closed as ClosedRange<Int>: "between \(format(closed.lowerBound)) and \(format(closed.upperBound))"
+        case let from as PartialRangeFrom<Int>: "of at least \(format(from.lowerBound))"
+        default: "in the allowed range"
+        }
+    }
 
     /// A setting holding a duration of at least one second.
     private static func durationSetting(
@@ -358,6 +336,15 @@ func parseDuration(_ text: String) -> Duration? {
     }
     guard let seconds = Double(text), seconds >= 0, seconds.isFinite else { return nil }
     return .milliseconds(Int64((seconds * 1000).rounded()))
+}
+
+/// A byte count the way settings are written: `4KiB`, `1MiB`, `2GiB`, else `N bytes`.
+func formatByteSize(_ bytes: Int) -> String {
+    for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0
+    {
+        return "\(bytes >> shift)\(unit)"
+    }
+    return bytes == 1 ? "1 byte" : "\(bytes) bytes"
 }
 
 /// `1MiB`, `512KiB`, `10MB`, `2GiB`, or a plain byte count.
