@@ -24,12 +24,9 @@ enum EvalCommand: Command {
             .init("rttm", valueName: "DIR", help: "Directory of reference .rttm files (speaker turns)."),
             .init("model", valueName: "asr-fast|asr-pro|NAME|PATH", help: "Model (default asr-fast)."),
             .init("language", valueName: "CODE", help: "Spoken language and normalisation rules (default en)."),
-            .init("report", valueName: "OUT.html", help: "Write the HTML report here."),
-            .init("json", valueName: "OUT.json", help: "Write the machine-readable result here."),
-            .init("max-wer", valueName: "RATE", help: "Fail (exit 3) when the corpus WER is above this."),
             .init("server", valueName: "URL", help: "Transcribe through a running Earshot server (with --token)."),
             .init("token", valueName: "TOKEN", help: "Partner access token for --server."),
-        ])
+        ] + EvalOutput.options)
 
     /// Recognition through the production file pipeline.
     struct LocalRecognizer: Recognizer {
@@ -85,13 +82,7 @@ enum EvalCommand: Command {
         guard let language = TextNormalizer.Language(rawValue: languageCode) else {
             throw ArgumentError(command: spec.name, "--language must be en or zh for scoring, not '\(languageCode)'")
         }
-        var maxWER: Double?
-        if let text = arguments.value("max-wer") {
-            guard let value = Double(text), value >= 0 else {
-                throw ArgumentError(command: spec.name, "--max-wer must be a non-negative number, not '\(text)'")
-            }
-            maxWER = value
-        }
+        let output = try EvalOutput(arguments, command: spec.name)
         let model = arguments.value("model") ?? "asr-fast"
         let recognizer: any Recognizer
         let conditions: TestConditions
@@ -105,7 +96,8 @@ enum EvalCommand: Command {
                 client: EarshotClient(configuration: .init(baseURL: base, token: token)), model: model,
                 language: languageCode)
             conditions = TestConditions(
-                model: "\(model) on \(server)", settings: ["language": languageCode, "normalisation": language.rawValue],
+                model: "\(model) on \(server)",
+                settings: ["language": languageCode, "normalisation": language.rawValue],
                 machine: "server \(server)")
         } else {
             let transcriber = FileTranscriber()
@@ -128,12 +120,6 @@ enum EvalCommand: Command {
             recognizer: recognizer, conditions: conditions)
 
         let result = outcome.result
-        if let path = arguments.value("report") {
-            try Data(result.html().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
-        if let path = arguments.value("json") {
-            try result.jsonData().write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
         for document in result.documents {
             print(document.name + String(format: "  WER %.4f", document.words.errorRate))
         }
@@ -151,10 +137,7 @@ enum EvalCommand: Command {
             for note in notes { writeError("earshot eval: \(name): warning: \(note)") }
         }
         for failure in outcome.failures { writeError("earshot eval: \(failure.name): \(failure.message)") }
-        if let maxWER, result.wordErrorRate > maxWER {
-            writeError(String(format: "earshot eval: WER %.4f is above --max-wer %.4f", result.wordErrorRate, maxWER))
-            return 3
-        }
+        if let gated = try output.finish(result) { return gated }
         return outcome.failures.isEmpty ? 0 : 1
     }
 }

@@ -16,10 +16,7 @@ enum EvalTextCommand: Command {
             .init("ref", valueName: "FILE", help: "Reference transcript (UTF-8 text, one sentence per line)."),
             .init("hyp", valueName: "FILE", help: "Recognised transcript (one segment per line)."),
             .init("language", valueName: "LANG", help: "en (default), zh or none."),
-            .init("report", valueName: "OUT.html", help: "Write the HTML report here."),
-            .init("json", valueName: "OUT.json", help: "Write the machine-readable result here."),
-            .init("max-wer", valueName: "RATE", help: "Fail (exit 3) when the corpus WER is above this (e.g. 0.1)."),
-        ])
+        ] + EvalOutput.options)
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         guard let ref = arguments.value("ref"), let hyp = arguments.value("hyp") else {
@@ -34,13 +31,7 @@ enum EvalTextCommand: Command {
             }
             normalization = .defaults(for: language)
         }
-        var maxWER: Double?
-        if let text = arguments.value("max-wer") {
-            guard let value = Double(text), value >= 0 else {
-                throw ArgumentError(command: spec.name, "--max-wer must be a non-negative number, not '\(text)'")
-            }
-            maxWER = value
-        }
+        let output = try EvalOutput(arguments, command: spec.name)
 
         let referenceLines = try ReferenceFiles.readLines(URL(fileURLWithPath: ref))
         let hypothesisLines = try ReferenceFiles.readLines(URL(fileURLWithPath: hyp))
@@ -50,23 +41,12 @@ enum EvalTextCommand: Command {
         let evaluation = TextEvaluation(configuration: .init(normalization: normalization))
         let result = evaluation.evaluate([document], conditions: TestConditions(model: "text only"))
 
-        if let path = arguments.value("report") {
-            try Data(result.html().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
-        if let path = arguments.value("json") {
-            try result.jsonData().write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
         let words = result.words
         print(
             String(
                 format: "WER %.4f  CER %.4f  MER %.4f  accuracy %.4f  (ref words %d: S %d D %d I %d)",
                 result.wordErrorRate, result.characterErrorRate, result.matchErrorRate, result.accuracy,
                 words.referenceLength, words.substitutions, words.deletions, words.insertions))
-        if let maxWER, result.wordErrorRate > maxWER {
-            writeError(
-                String(format: "earshot eval text: WER %.4f is above --max-wer %.4f", result.wordErrorRate, maxWER))
-            return 3
-        }
-        return 0
+        return try output.finish(result) ?? 0
     }
 }
