@@ -61,7 +61,7 @@ import Testing
 
         var server = CLIProcess(arguments)
         try server.process.run()
-        var base = try await listeningURL(server)
+        var base = try await server.listeningURL()
         let partnerToken = try await post(base, "/open/partner/token", json: credentials)["access_token"] as! String
         let userToken =
             try await post(base, "/open/partner/user-token", token: partnerToken, json: ["user_id": "u1"])[
@@ -83,7 +83,7 @@ import Testing
         server = CLIProcess(arguments)
         try server.process.run()
         defer { if server.process.isRunning { server.process.terminate() } }
-        base = try await listeningURL(server)
+        base = try await server.listeningURL()
 
         // The user token survives the restart (signing keys are stored); the upload is where it was.
         let status = try await get(base, "/open/partner/files/upload/\(uploadID)/parts", token: userToken)
@@ -115,10 +115,6 @@ import Testing
 
     // MARK: Helpers
 
-    func listeningURL(_ server: CLIProcess) async throws -> String {
-        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(90))
-        return String(try #require(line.split(separator: " ").first { $0.hasPrefix("url=") }?.dropFirst(4)))
-    }
 
     func post(_ base: String, _ path: String, token: String? = nil, json: Any) async throws -> [String: Any] {
         var request = URLRequest(url: URL(string: base + path)!)

@@ -21,8 +21,7 @@ import Testing
         try server.process.run()
         defer { if server.process.isRunning { server.process.interrupt() } }
 
-        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(90))
-        let url = try #require(line.split(separator: " ").first { $0.hasPrefix("url=") }?.dropFirst(4))
+        let url = try await server.listeningURL()
         #expect(url.hasPrefix("http://127.0.0.1:"))
 
         let (data, response) = try await URLSession.shared.data(from: URL(string: "\(url)/healthz")!)

@@ -30,7 +30,7 @@ struct TaskCrashTests {
         try server.process.run()
         // Whichever server is current when the test ends (even by a failed expectation) is stopped.
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-        var base = try await listeningURL(server)
+        var base = try await server.listeningURL()
         let token = try await call(base, "POST", "/open/partner/token", json: credentials)["access_token"] as! String
         let long = try await upload(base, token: token, try longJFK(times: 4))
         let short = try await upload(
@@ -50,7 +50,7 @@ struct TaskCrashTests {
         try await server.waitForExit(timeout: .seconds(10))
         server = CLIProcess(arguments)
         try server.process.run()
-        base = try await listeningURL(server)
+        base = try await server.listeningURL()
         let finishedA = try await poll(base, a, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
         let finishedB = try await poll(base, b, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
         #expect(finishedA["status"] as? String == "SUCCESS", "\(finishedA)")
@@ -70,7 +70,7 @@ struct TaskCrashTests {
         #expect(server.process.terminationStatus == 0)
         server = CLIProcess(arguments)
         try server.process.run()
-        base = try await listeningURL(server)
+        base = try await server.listeningURL()
         let finishedC = try await poll(base, c, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
         #expect(finishedC["status"] as? String == "SUCCESS", "\(finishedC)")
         #expect(finishedC["attempts"] as? Int == 1)
@@ -88,10 +88,6 @@ struct TaskCrashTests {
         ["SUCCESS", "FAILURE", "REVOKED"].contains(task["status"] as? String)
     }
 
-    func listeningURL(_ server: CLIProcess) async throws -> String {
-        let line = try await server.waitForLine(containing: "earshot listening", timeout: .seconds(90))
-        return String(try #require(line.split(separator: " ").first { $0.hasPrefix("url=") }?.dropFirst(4)))
-    }
 
     func poll(
         _ base: String, _ id: String, token: String, timeout: Duration = .seconds(120),
