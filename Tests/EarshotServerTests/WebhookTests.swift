@@ -173,11 +173,11 @@ import Testing
     }
 
     @Test func aTimeoutCountsAsAFailedAttemptAndIsRetried() async throws {
-        let receiver = Receiver(statuses: [200], firstDelay: .seconds(3))
+        let receiver = Receiver(statuses: [200], firstDelay: .seconds(6))
         try await receiver.run { url in
             try await TestPlatform.with({
                 Self.fast(&$0)
-                $0.webhookTimeout = .milliseconds(500)
+                $0.webhookTimeout = .seconds(1)
             }) { platform in
                 let (_, token, _) = try await platform.newUser()
                 let file = try await platform.upload(testContent(1000), token: token)
@@ -195,10 +195,12 @@ import Testing
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 #expect(delivery?.state == "delivered")
+                // The first attempt times out; on a loaded machine a retry may time out as well, so every attempt
+                // before the last must be a logged timeout and the last the receiver's 200.
                 let log = delivery?.attemptLog ?? []
-                #expect(log.count == 2)
-                #expect(log.first?.status == nil && log.first?.error != nil)
-                #expect((log.first?.durationMs ?? 0) < 2_500)
+                #expect(log.count >= 2)
+                #expect(log.dropLast().allSatisfy { $0.status == nil && $0.error != nil })
+                #expect((log.first?.durationMs ?? 0) < 4_000)
                 #expect(log.last?.status == 200)
             }
         }
