@@ -170,6 +170,11 @@ targets += [
         path: "Benchmarks/diarization/Target", swiftSettings: swiftSettings),
 ]
 
+// MARK: - Notes (summaries and translations of transcripts through a chat-completions language model)
+targets += [
+    .target(name: "EarshotNotes", dependencies: ["EarshotCore"], swiftSettings: swiftSettings)
+]
+
 let package = Package(
     name: "Earshot",
     platforms: [.macOS(.v15), .iOS(.v18)],
