@@ -262,6 +262,32 @@ import Testing
         #expect(error?.code == .notFound)
     }
 
+    @Test func aMovedFileWithKnownDigestsIsRecordedWithThemAndAWrongSizeIsRefused() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try await FileSystemBlobStore(root: dir.url.appendingPathComponent("blobs"))
+        let content = testBytes(300_000, seed: 4)
+        let known = BlobWriteOptions.KnownDigests(
+            size: Int64(content.count), sha256: DigestAlgorithm.sha256.hash(content),
+            md5: DigestAlgorithm.md5.hash(content))
+        let spooled = dir.url.appendingPathComponent("body.tmp")
+        try Data(content).write(to: spooled)
+        let key = try key("uploads/u1/part-1")
+        let info = try await store.put(key, movingFile: spooled, options: .init(knownDigests: known))
+        #expect(info.size == known.size && info.sha256 == known.sha256 && info.md5 == known.md5)
+        #expect(try await store.info(key).sha256 == known.sha256)
+        #expect(try await store.get(key).collect() == content)
+
+        // A writer that reports another size is not believed: nothing is stored and no temporary file is left.
+        try Data(content.dropLast()).write(to: spooled)
+        let other = try self.key("uploads/u1/part-2")
+        let error = await storeErrorCode {
+            try await store.put(other, movingFile: spooled, options: .init(knownDigests: known))
+        }
+        #expect(error?.code == .corrupted)
+        #expect(try await store.exists(other) == false)
+        #expect(files(in: dir.url.appendingPathComponent("blobs/.tmp")) == [])
+    }
+
     @Test func digestsAreRecomputedWhenTheSidecarIsMissingOrDescribesAnotherFile() async throws {
         let dir = try TemporaryDirectory()
         let store = try await FileSystemBlobStore(root: dir.url)

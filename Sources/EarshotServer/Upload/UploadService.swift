@@ -110,7 +110,9 @@ struct UploadService: Sendable {
             let key = try BlobKey(UploadRecord.partKey(upload: uploadID, part: partNumber))
             let info = try await blobs.put(
                 key, movingFile: URL(fileURLWithPath: file.path),
-                options: .init(expectedMD5: file.md5, expectedSize: Int64(file.byteCount)))
+                options: .init(
+                    expectedMD5: file.md5, expectedSize: Int64(file.byteCount),
+                    knownDigests: .init(size: Int64(file.byteCount), sha256: file.sha256, md5: file.md5)))
             let md5 = (info.md5 ?? file.md5).hex
             let at = milliseconds(now())
             try await metadata.write { db in

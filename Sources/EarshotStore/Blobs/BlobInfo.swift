@@ -32,11 +32,32 @@ public struct BlobWriteOptions: Sendable, Hashable {
     public var expectedMD5: Digest?
     /// When set, the content must be exactly this many bytes.
     public var expectedSize: Int64?
+    /// Digests the caller computed over a file while writing it (e.g. an HTTP body spooled to disk), for
+    /// ``BlobStore/put(_:movingFile:options:)``: a backend that can take the file over without copying records these
+    /// instead of reading the whole file again. The file's size is still checked against ``KnownDigests/size``.
+    public var knownDigests: KnownDigests?
 
-    public init(expectedSHA256: Digest? = nil, expectedMD5: Digest? = nil, expectedSize: Int64? = nil) {
+    public init(
+        expectedSHA256: Digest? = nil, expectedMD5: Digest? = nil, expectedSize: Int64? = nil,
+        knownDigests: KnownDigests? = nil
+    ) {
         self.expectedSHA256 = expectedSHA256
         self.expectedMD5 = expectedMD5
         self.expectedSize = expectedSize
+        self.knownDigests = knownDigests
+    }
+
+    /// Size and digests of a file, computed by whoever wrote it.
+    public struct KnownDigests: Sendable, Hashable {
+        public var size: Int64
+        public var sha256: Digest
+        public var md5: Digest
+
+        public init(size: Int64, sha256: Digest, md5: Digest) {
+            self.size = size
+            self.sha256 = sha256
+            self.md5 = md5
+        }
     }
 
     /// No checks.
@@ -52,6 +73,9 @@ public struct BlobWriteOptions: Sendable, Hashable {
         }
         if let expectedMD5, let md5, expectedMD5 != md5 {
             throw StoreError(.corrupted, "blob \(key): MD5 is \(md5.hex), expected \(expectedMD5.hex)")
+        }
+        if let known = knownDigests, known.size != size || known.sha256 != sha256 || (md5 != nil && known.md5 != md5) {
+            throw StoreError(.corrupted, "blob \(key): the content differs from the digests its writer reported")
         }
     }
 }

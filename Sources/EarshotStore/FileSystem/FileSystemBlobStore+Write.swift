@@ -35,9 +35,11 @@ extension FileSystemBlobStore {
             let moved = self.temporaryPath + "/" + UUID().uuidString.lowercased()
             let temporary: TemporaryBlobFile
             if rename(source, moved) == 0 {
-                temporary = try TemporaryBlobFile.adopt(moved, mode: mode, chunkSize: self.configuration.chunkSize)
+                temporary = try TemporaryBlobFile.adopt(
+                    moved, mode: mode, chunkSize: self.configuration.chunkSize, known: options.knownDigests)
             } else if errno == EXDEV {
-                // Another file system: copy into a temporary file (digesting as we go), then drop the source.
+                // Another file system: copy into a temporary file (digesting as we go; known digests are then
+                // checked like expectations), then drop the source.
                 temporary = try TemporaryBlobFile.create(in: self.temporaryPath, mode: mode)
                 try self.copy(source, into: temporary)
             } else {

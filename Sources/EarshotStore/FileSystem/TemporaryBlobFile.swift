@@ -16,6 +16,8 @@ final class TemporaryBlobFile: @unchecked Sendable {
     private var md5: StreamingHasher?
     private(set) var size: Int64 = 0
     private var committed = false
+    /// Digests vouched for by the writer of an adopted file (see ``adopt(_:mode:chunkSize:known:)``).
+    private var known: BlobWriteOptions.KnownDigests?
 
     /// The identity and digests of a fully written, fsynced temporary file.
     struct Sealed: Sendable {
@@ -47,8 +49,11 @@ final class TemporaryBlobFile: @unchecked Sendable {
         }
     }
 
-    /// Takes over a complete file already inside the temporary directory and digests its content.
-    static func adopt(_ path: String, mode: mode_t, chunkSize: Int) throws -> TemporaryBlobFile {
+    /// Takes over a complete file already inside the temporary directory and digests its content, or, when the
+    /// writer's digests are `known`, checks only the size and records those.
+    static func adopt(
+        _ path: String, mode: mode_t, chunkSize: Int, known: BlobWriteOptions.KnownDigests? = nil
+    ) throws -> TemporaryBlobFile {
         let fd = try POSIX.open(path, O_RDWR | O_NOFOLLOW)
         let file: TemporaryBlobFile
         do {
@@ -60,6 +65,16 @@ final class TemporaryBlobFile: @unchecked Sendable {
         guard fchmod(fd, mode) == 0 else { throw posixError(errno, "fchmod", path) }
         // Fresh modification time: the sweep of stale temporary files must not take it for a leftover.
         guard futimens(fd, nil) == 0 else { throw posixError(errno, "futimens", path) }
+        if let known {
+            let actual = Int64(try POSIX.fstat(fd, path).st_size)
+            guard actual == known.size else {
+                throw StoreError(
+                    .corrupted, "\(path) is \(actual) bytes but its writer reported \(known.size); not stored")
+            }
+            file.known = known
+            file.size = actual
+            return file
+        }
         var offset: Int64 = 0
         while true {
             let chunk = try POSIX.pread(fd, count: chunkSize, offset: offset, path)
@@ -99,8 +114,14 @@ final class TemporaryBlobFile: @unchecked Sendable {
         guard let sha = sha256.take(), let md5 = md5.take() else {
             throw StoreError(.invalidArgument, "temporary blob file \(path) sealed twice")
         }
+        let digests: (sha256: Digest, md5: Digest)
+        if let known {
+            digests = (known.sha256, known.md5)
+        } else {
+            digests = (sha.finalize(), md5.finalize())
+        }
         return Sealed(
-            path: path, size: size, sha256: sha.finalize(), md5: md5.finalize(), inode: UInt64(info.st_ino),
+            path: path, size: size, sha256: digests.sha256, md5: digests.md5, inode: UInt64(info.st_ino),
             modified: info.st_mtim)
     }
 
