@@ -36,8 +36,9 @@ run: release
 	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
 	.build/release/earshot serve
 
-## Everything that CI checks.
+## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS).
 test: setup
+	scripts/lint-kit
 	swift build --build-tests $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
 	swift test --skip-build $(SWIFT_FLAGS)
