@@ -153,7 +153,11 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot-bench-upload", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
-        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings)
+        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings),
+    // Benchmarks/api/run's client (uploads and task latency through EarshotKit).
+    .executableTarget(
+        name: "earshot-bench-api", dependencies: ["EarshotKit", "EarshotAPI"], path: "Benchmarks/api/Runner",
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: - Examples (what partners copy; built and tested end to end, not shipped)
