@@ -168,7 +168,8 @@ targets += [
         path: "Examples/PartnerBackend", swiftSettings: swiftSettings),
     // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.
     .testTarget(
-        name: "PartnerBackendTests", dependencies: ["EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend"],
+        name: "PartnerBackendTests",
+        dependencies: ["EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend"],
         swiftSettings: swiftSettings),
 ]
 

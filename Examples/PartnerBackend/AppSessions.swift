@@ -40,8 +40,9 @@ struct AppSessions: Sendable {
     private static func isUserID(_ value: String) -> Bool {
         (1...128).contains(value.count)
             && value.unicodeScalars.allSatisfy {
-                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._@:-".unicodeScalars
-                    .contains($0)
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                    || "._@:-".unicodeScalars
+                        .contains($0)
             }
     }
 }

@@ -41,7 +41,9 @@ let server = HTTPServer(
 signal(SIGTERM, SIG_IGN)
 signal(SIGINT, SIG_IGN)
 let serving = Task { try await server.run() }
-let signals = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: DispatchQueue(label: "signals")) }
+let signals = [SIGTERM, SIGINT].map {
+    DispatchSource.makeSignalSource(signal: $0, queue: DispatchQueue(label: "signals"))
+}
 for source in signals {
     source.setEventHandler { serving.cancel() }
     source.resume()
@@ -49,5 +51,7 @@ for source in signals {
 let port = try await server.waitUntilListening()
 publicURL.set(configuration.publicURL ?? "http://\(configuration.host):\(port)")
 FileHandle.standardError.write(
-    Data("partner-backend listening url=http://\(configuration.host):\(port) earshot=\(configuration.earshotURL)\n".utf8))
+    Data(
+        "partner-backend listening url=http://\(configuration.host):\(port) earshot=\(configuration.earshotURL)\n".utf8)
+)
 try await serving.value

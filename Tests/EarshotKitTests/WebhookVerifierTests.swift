@@ -33,7 +33,9 @@ import Testing
     }
 
     @Test func aServerSignedBodyVerifiesAndDecodes() throws {
-        let body = Array(#"{"attempts":1,"created_at_ms":1,"file_id":"file_1","model":"asr-fast","progress":100,"status":"SUCCESS","task_id":"task_1","updated_at_ms":2}"#.utf8)
+        let body = Array(
+            #"{"attempts":1,"created_at_ms":1,"file_id":"file_1","model":"asr-fast","progress":100,"status":"SUCCESS","task_id":"task_1","updated_at_ms":2}"#
+                .utf8)
         let now = Date()
         let timestamp = Int64(now.timeIntervalSince1970)
         let header = Webhooks.signature(secret: "whsec_test", timestamp: timestamp, body: body)
@@ -43,15 +45,16 @@ import Testing
         #expect(task.taskID == "task_1" && task.status == .success)
     }
 
-    @Test(arguments: [
-        (nil, "no Earshot-Signature header"),
-        ("v1=abc", "is not of the form"),
-        ("t=1700000000", "is not of the form"),
-        ("t=NOW,v1=0000000000000000000000000000000000000000000000000000000000000000", "does not match"),
-        ("STALE", "tolerance 300 s"),
-        ("TAMPERED", "does not match"),
-        ("OTHER-SECRET", "does not match"),
-    ] as [(String?, String)])
+    @Test(
+        arguments: [
+            (nil, "no Earshot-Signature header"),
+            ("v1=abc", "is not of the form"),
+            ("t=1700000000", "is not of the form"),
+            ("t=NOW,v1=0000000000000000000000000000000000000000000000000000000000000000", "does not match"),
+            ("STALE", "tolerance 300 s"),
+            ("TAMPERED", "does not match"),
+            ("OTHER-SECRET", "does not match"),
+        ] as [(String?, String)])
     func badSignaturesAreRefused(header: String?, reason: String) {
         let body = Array(#"{"task_id":"task_1"}"#.utf8)
         let now = Date()
@@ -64,7 +67,9 @@ import Testing
             case "OTHER-SECRET": WebhookVerifier(secret: "whsec_other").sign(body: body, timestamp: t)
             default: header?.replacingOccurrences(of: "NOW", with: String(t))
             }
-        let error = #expect(throws: EarshotError.self) { try verifier.verify(signature: signature, body: body, now: now) }
+        let error = #expect(throws: EarshotError.self) {
+            try verifier.verify(signature: signature, body: body, now: now)
+        }
         #expect(error?.code == .unauthorized)
         #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
     }

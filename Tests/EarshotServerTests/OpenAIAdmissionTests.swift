@@ -33,7 +33,11 @@ import Testing
     @Test func aFullLimiterQueuesOneAndRefusesTheRestUntilASlotFrees() async throws {
         let admission = DecodeAdmission(configuration: .init(slots: 1, maxWaiting: 1, maxWait: .seconds(60)))
         let gate = Gate()
-        let first = Task { try await admission.run { await gate.wait(); return 1 } }
+        let first = Task {
+            try await admission.run {
+                await gate.wait(); return 1
+            }
+        }
         try await waitFor(admission, running: 1, waiting: 0)
         let second = Task { try await admission.run { 2 } }
         try await waitFor(admission, running: 1, waiting: 1)

@@ -40,7 +40,9 @@ import Testing
                 "POST", "/recordings/complete", json: ["file_url": upload.downloadURL, "user_id": "alice"])
             try #require(complete.status == 202, "\(String(decoding: complete.data, as: UTF8.self))")
             let id = try #require(complete.object["transcription_id"] as? String)
-            #expect(["PENDING", "RECEIVED", "STARTED", "PROGRESS", "SUCCESS"].contains(complete.object["status"] as? String))
+            #expect(
+                ["PENDING", "RECEIVED", "STARTED", "PROGRESS", "SUCCESS"].contains(complete.object["status"] as? String)
+            )
             // Reporting the same recording again does not create a second task.
             let again = try await stack.call(
                 "POST", "/recordings/complete", json: ["file_url": upload.downloadURL, "user_id": "alice"])

@@ -36,7 +36,8 @@ struct PartnerStack: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let created = try await Child.run(
-            binaries.appendingPathComponent("earshot"), ["partners", "create", "Acme Notes", "--json", "--data-dir", directory.path])
+            binaries.appendingPathComponent("earshot"),
+            ["partners", "create", "Acme Notes", "--json", "--data-dir", directory.path])
         try #require(created.status == 0, "\(created.stderr)")
         let credentials = try #require(
             try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])

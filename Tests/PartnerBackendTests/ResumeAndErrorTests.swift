@@ -24,7 +24,8 @@ import Testing
     @Test func anUploadStoppedBetweenPartsResumesAcrossTokenExpiryWithOneRefreshAndIsByteIdentical() async throws {
         let ttl = 1
         try await PartnerStack.with(
-            earshotArguments: ["--upload-chunk-size", "256KiB"], backendEnvironment: ["BACKEND_USER_TOKEN_TTL": "\(ttl)"]
+            earshotArguments: ["--upload-chunk-size", "256KiB"],
+            backendEnvironment: ["BACKEND_USER_TOKEN_TTL": "\(ttl)"]
         ) { stack in
             let file = stack.directory.appendingPathComponent("memo.m4a")
             var words = [UInt64](repeating: 0, count: Self.size / 8)
@@ -151,7 +152,8 @@ import Testing
         #expect(result.status == 64)
         for problem in [
             "EARSHOT_URL is not set", "EARSHOT_CLIENT_ID is not set", "EARSHOT_CLIENT_SECRET is not set",
-            "BACKEND_PORT '70000' is not a port number", "BACKEND_SESSIONS: 'no-user-here' is not session-token=user-id",
+            "BACKEND_PORT '70000' is not a port number",
+            "BACKEND_SESSIONS: 'no-user-here' is not session-token=user-id",
         ] {
             #expect(result.stderr.contains(problem), "\(result.stderr)")
         }
