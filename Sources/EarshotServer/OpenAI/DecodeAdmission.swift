@@ -67,20 +67,20 @@ actor DecodeAdmission {
             return granted
         }
         expired.remove(id)
+        // A granted slot is kept even if the request was cancelled meanwhile: `run` releases it after `body`.
+        if granted { return }
         try Task.checkCancellation()
-        guard granted else {
-            throw PlatformError.rateLimited(
-                "no synchronous transcription slot became free within \(configuration.maxWait); retry later or "
-                    + "submit a task (POST /open/partner/transcriptions)",
-                retryAfter: retryAfter())
-        }
+        throw PlatformError.rateLimited(
+            "no synchronous transcription slot became free within \(configuration.maxWait); retry later or "
+                + "submit a task (POST /open/partner/transcriptions)",
+            retryAfter: retryAfter())
     }
 
     /// Ends waiter `id` without a slot (timeout or cancellation); a no-op when it already got one.
     private func expire(_ id: Int) {
         if let index = waiters.firstIndex(where: { $0.id == id }) {
             waiters.remove(at: index).continuation.resume(returning: false)
-        } else if id >= 0 {
+        } else {
             // The timer may fire before the waiter registered; remember it so registration fails at once.
             expired.insert(id)
         }

@@ -68,7 +68,8 @@ struct OpenAIRoutes: Sendable {
             throw PlatformError.invalidArgument(
                 "response_format \"\(format)\" is not supported; use json, text, srt, vtt or verbose_json")
         }
-        var (engine, options, _) = try await engines.engine(for: tier)
+        let (engine, tierOptions, _) = try await engines.engine(for: tier)
+        var options = tierOptions
         options.task = task
         if task == .transcribe, let language = form.value("language"), !language.isEmpty {
             guard SpeechModel.isKnownLanguage(language.lowercased()) else {
@@ -94,9 +95,9 @@ struct OpenAIRoutes: Sendable {
             }
             options.wordTimestamps = true
         }
-        let (words, chosen, loaded) = (granularities.contains("word"), options, engine)
-        let transcript = try await admission.run { try await Self.transcribe(file, engine: loaded, options: chosen) }
-        return try Self.response(transcript, format: format, task: task, words: words)
+        let chosen = options
+        let transcript = try await admission.run { try await Self.transcribe(file, engine: engine, options: chosen) }
+        return try Self.response(transcript, format: format, task: task, words: granularities.contains("word"))
     }
 
     /// Decodes the spooled file and recognises it (the part that holds a decode slot).
