@@ -48,37 +48,44 @@ let partner = TranscriptionClient(client: EarshotClient(baseURL: base, tokenProv
 let fastPolls = PollPolicy(
     initialInterval: .milliseconds(20), maximumInterval: .milliseconds(20), multiplier: 1, timeout: .seconds(600))
 
-switch arguments[0] {
-case "upload":
-    guard arguments.count == 6, let parallel = Int(arguments[5]), parallel > 0 else { fail("upload needs PARALLEL") }
-    let (result, elapsed) = try await upload(parallel: parallel)
-    print("upload \(result.size) \(milliseconds(elapsed) / 1000) \(result.partsSent)")
+do {
+    switch arguments[0] {
+    case "upload":
+        guard arguments.count == 6, let parallel = Int(arguments[5]), parallel > 0 else {
+            fail("upload needs PARALLEL")
+        }
+        let (result, elapsed) = try await upload(parallel: parallel)
+        print("upload \(result.size) \(milliseconds(elapsed) / 1000) \(result.partsSent)")
 
-case "task":
-    let (result, _) = try await upload(parallel: 1)
-    let task = try await partner.create(.init(fileURL: result.fileID, model: "asr-fast"))
-    _ = try await partner.wait(for: task.taskID, policy: fastPolls)
-    print("task \(task.taskID)")
-
-case "latency":
-    guard arguments.count == 7, let runs = Int(arguments[6]), runs > 0 else { fail("latency needs MODEL RUNS") }
-    let model = arguments[5]
-    var tasks: [Double] = []
-    var sync: [Double] = []
-    for _ in 0..<runs {
+    case "task":
         let (result, _) = try await upload(parallel: 1)
-        let start = clock.now
-        let task = try await partner.create(.init(fileURL: result.fileID, model: model))
+        let task = try await partner.create(.init(fileURL: result.fileID, model: "asr-fast"))
         _ = try await partner.wait(for: task.taskID, policy: fastPolls)
-        tasks.append(milliseconds(clock.now - start))
+        print("task \(task.taskID)")
 
-        let syncStart = clock.now
-        _ = try await partner.transcribe(fileAt: file, model: model)
-        sync.append(milliseconds(clock.now - syncStart))
+    case "latency":
+        guard arguments.count == 7, let runs = Int(arguments[6]), runs > 0 else { fail("latency needs MODEL RUNS") }
+        let model = arguments[5]
+        var tasks: [Double] = []
+        var sync: [Double] = []
+        for _ in 0..<runs {
+            let (result, _) = try await upload(parallel: 1)
+            let start = clock.now
+            let task = try await partner.create(.init(fileURL: result.fileID, model: model))
+            _ = try await partner.wait(for: task.taskID, policy: fastPolls)
+            tasks.append(milliseconds(clock.now - start))
+
+            let syncStart = clock.now
+            _ = try await partner.transcribe(fileAt: file, model: model)
+            sync.append(milliseconds(clock.now - syncStart))
+        }
+        print("latency " + tasks.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        print("sync " + sync.map { String(format: "%.1f", $0) }.joined(separator: " "))
+
+    default:
+        fail("unknown command \(arguments[0]); use upload, task or latency")
     }
-    print("latency " + tasks.map { String(format: "%.1f", $0) }.joined(separator: " "))
-    print("sync " + sync.map { String(format: "%.1f", $0) }.joined(separator: " "))
-
-default:
-    fail("unknown command \(arguments[0]); use upload, task or latency")
+} catch {
+    FileHandle.standardError.write(Data("earshot-bench-api: \(error)\n".utf8))
+    exit(1)
 }
