@@ -1,7 +1,7 @@
 // Benchmarks/api/run's client: drives a running `earshot serve` through EarshotKit, the way an app and a partner
 // backend do, and prints one machine-readable line per measurement.
 //
-//   earshot-bench-api upload  BASE CLIENT_ID SECRET FILE PARALLEL   → "upload <bytes> <seconds> <parts>"
+//   earshot-bench-api upload  BASE CLIENT_ID SECRET FILE PARALLEL   → "upload <bytes> <seconds> <parts> <parts s>"
 //   earshot-bench-api task    BASE CLIENT_ID SECRET CLIP            → "task <task_id>" (a finished task, for wrk)
 //   earshot-bench-api latency BASE CLIENT_ID SECRET CLIP MODEL RUNS → "latency <task ms>… | sync <openai ms>…"
 //
@@ -34,14 +34,21 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-/// Uploads `file` as an app would (user token, FileUploader) and returns the result and the elapsed time.
-func upload(parallel: Int) async throws -> (UploadResult, Duration) {
+/// Uploads `file` as an app would (user token, FileUploader); returns the result, the total time and the time
+/// until the last part was on the server (the rest is complete-upload: ETag checks and assembly).
+func upload(parallel: Int) async throws -> (UploadResult, Duration, Duration) {
     let app = EarshotClient(baseURL: base, token: try await tokens.userToken(for: "bench-user").accessToken)
     let uploader = FileUploader(
         client: app, configuration: .init(maxConcurrentParts: parallel, stateDirectory: state))
+    let upload = try uploader.prepare(fileAt: file)
     let start = clock.now
-    let result = try await uploader.upload(fileAt: file)
-    return (result, clock.now - start)
+    async let result = upload.run()
+    var partsDone = start
+    for await progress in upload.progress where progress.completedBytes == progress.totalBytes {
+        partsDone = clock.now
+    }
+    let finished = try await result
+    return (finished, clock.now - start, partsDone - start)
 }
 
 let partner = TranscriptionClient(client: EarshotClient(baseURL: base, tokenProvider: tokens.provider))
@@ -54,11 +61,12 @@ do {
         guard arguments.count == 6, let parallel = Int(arguments[5]), parallel > 0 else {
             fail("upload needs PARALLEL")
         }
-        let (result, elapsed) = try await upload(parallel: parallel)
-        print("upload \(result.size) \(milliseconds(elapsed) / 1000) \(result.partsSent)")
+        let (result, elapsed, parts) = try await upload(parallel: parallel)
+        print(
+            "upload \(result.size) \(milliseconds(elapsed) / 1000) \(result.partsSent) \(milliseconds(parts) / 1000)")
 
     case "task":
-        let (result, _) = try await upload(parallel: 1)
+        let (result, _, _) = try await upload(parallel: 1)
         let task = try await partner.create(.init(fileURL: result.fileID, model: "asr-fast"))
         _ = try await partner.wait(for: task.taskID, policy: fastPolls)
         print("task \(task.taskID)")
@@ -69,7 +77,7 @@ do {
         var tasks: [Double] = []
         var sync: [Double] = []
         for _ in 0..<runs {
-            let (result, _) = try await upload(parallel: 1)
+            let (result, _, _) = try await upload(parallel: 1)
             let start = clock.now
             let task = try await partner.create(.init(fileURL: result.fileID, model: model))
             _ = try await partner.wait(for: task.taskID, policy: fastPolls)
