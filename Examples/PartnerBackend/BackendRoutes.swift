@@ -22,16 +22,28 @@ struct BackendRoutes: Sendable {
     /// This backend's public base URL, known once it listens (Earshot posts webhooks to `<it>/webhooks/earshot`).
     let publicURL: PublicURL
 
-    /// `POST /recordings/complete` body (seed 001's `BackendClient.reportComplete`).
+    /// `POST /recordings/complete` body: seed 001's `{file_url, user_id}` (the upload's `DownloadUrl`), or the
+    /// upload's `file_id` instead of the URL.
     struct CompleteRequest: Decodable {
-        var fileURL: String
+        var fileURL: String?
+        var fileID: String?
         var userID: String?
         var language: String?
 
         enum CodingKeys: String, CodingKey {
             case fileURL = "file_url"
+            case fileID = "file_id"
             case userID = "user_id"
             case language
+        }
+
+        /// What Earshot accepts as `file_url`: the `DownloadUrl` or the `FileId`.
+        func file() throws(HTTPError) -> String {
+            switch (fileURL, fileID) {
+            case (let url?, nil) where !url.isEmpty: url
+            case (nil, let id?) where !id.isEmpty: id
+            default: throw HTTPError.invalidArgument("send exactly one of file_url (the DownloadUrl) and file_id")
+            }
         }
     }
 
@@ -67,12 +79,13 @@ struct BackendRoutes: Sendable {
         router.post("/recordings/complete") { request, _ in
             let body = try request.decode(CompleteRequest.self)
             let user = try signedInUser(request, claimed: body.userID)
+            let file = try body.file()
             // One task per (user, file) even if the app repeats the call: the key makes the create idempotent.
             let task = try await transcriptions.create(
                 TranscriptionTaskRequest(
-                    fileURL: body.fileURL, model: configuration.model, language: body.language,
+                    fileURL: file, model: configuration.model, language: body.language,
                     callbackURL: publicURL.value + "/webhooks/earshot", userID: user),
-                idempotencyKey: "recording-" + MD5.hex(Array("\(user)\n\(body.fileURL)".utf8)))
+                idempotencyKey: "recording-" + MD5.hex(Array("\(user)\n\(file)".utf8)))
             return try .json(CompleteResponse(transcriptionID: task.taskID, status: task.status), status: .accepted)
         }
 

@@ -142,6 +142,18 @@ import Testing
             #expect(noSession.status == 401)
             let malformed = try await stack.call("POST", "/recordings/complete", body: Data("{".utf8))
             #expect(malformed.status == 400 && malformed.errorCode == "INVALID_ARGUMENT")
+            for body in [[:], ["file_url": "x", "file_id": "file_x"], ["file_url": ""]] as [[String: Any]] {
+                let ambiguous = try await stack.call("POST", "/recordings/complete", json: body)
+                #expect(ambiguous.status == 400, "\(body)")
+                #expect(String(decoding: ambiguous.data, as: UTF8.self).contains("exactly one of file_url"))
+            }
+            // A file id of this partner that does not exist: Earshot's answer, relayed.
+            let unknownFile = try await stack.call(
+                "POST", "/recordings/complete", json: ["file_id": "file_00000000000000000000"])
+            #expect(unknownFile.status == 404 && unknownFile.errorCode == "NOT_FOUND")
+            #expect(String(decoding: unknownFile.data, as: UTF8.self).contains("upload it first"))
+            let notAnID = try await stack.call("POST", "/recordings/complete", json: ["file_id": "file_missing"])
+            #expect(notAnID.status == 400 && notAnID.errorCode == "INVALID_ARGUMENT")
         }
     }
 
