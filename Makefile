@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr
+.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -36,8 +36,9 @@ run: release
 	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
 	.build/release/earshot serve
 
-## Everything that CI checks.
+## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS).
 test: setup
+	scripts/lint-kit
 	swift build --build-tests $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
 	swift test --skip-build $(SWIFT_FLAGS)
@@ -67,3 +68,11 @@ bench-asr: setup
 	Benchmarks/asr/setup-peers
 	swift build -c release --product earshot-bench-asr $(SWIFT_FLAGS)
 	Benchmarks/asr/run
+
+## Platform API benchmark: 1 GB multipart upload vs a raw PUT, task-status GET req/s vs /healthz (wrk), and
+## report → SUCCESS latency of a 10 s clip (asr-fast) vs the synchronous OpenAI-compatible call.
+bench-api: release
+	swift build -c release --product earshot-bench-upload $(SWIFT_FLAGS)
+	swift build -c release --product earshot-bench-api $(SWIFT_FLAGS)
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	Benchmarks/api/run

@@ -153,7 +153,24 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot-bench-upload", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
-        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings)
+        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings),
+    // Benchmarks/api/run's client (uploads and task latency through EarshotKit).
+    .executableTarget(
+        name: "earshot-bench-api", dependencies: ["EarshotKit", "EarshotAPI"], path: "Benchmarks/api/Runner",
+        swiftSettings: swiftSettings),
+]
+
+// MARK: - Examples (what partners copy; built and tested end to end, not shipped)
+targets += [
+    // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
+    .executableTarget(
+        name: "partner-backend", dependencies: ["EarshotKit", "EarshotAPI", "EarshotHTTP", "EarshotCore"],
+        path: "Examples/PartnerBackend", swiftSettings: swiftSettings),
+    // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.
+    .testTarget(
+        name: "PartnerBackendTests",
+        dependencies: ["EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend"],
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: - Diarization

@@ -100,6 +100,20 @@ public struct TranscriptionClient: Sendable {
         return try await client.sendRaw(.get(path)).0
     }
 
+    /// `GET /open/partner/webhooks/secret`: the partner's webhook signing secret (`whsec_…`, created on first use),
+    /// for ``WebhookVerifier``. Fetch it once at startup; it does not change.
+    public func webhookSecret() async throws -> String {
+        let answer: WebhookSecret = try await client.send(.get(APIPath.webhookSecret))
+        return answer.secret
+    }
+
+    /// `GET …/webhook/deliveries`: the task's webhook deliveries with every attempt (time, status, error).
+    public func webhookDeliveries(_ taskID: String) async throws -> [WebhookDelivery] {
+        let list: WebhookDeliveryList = try await client.send(
+            .get(client.path(APIPath.webhookDeliveries, ["task_id": taskID])))
+        return list.deliveries
+    }
+
     /// The OpenAI-compatible call (`POST /v1/audio/transcriptions`, `response_format=verbose_json`): uploads the
     /// file as multipart form data and waits for the transcript. The body is streamed from a temporary file, so
     /// the audio is never held in memory.

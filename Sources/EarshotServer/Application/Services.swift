@@ -16,6 +16,8 @@ struct Services: Sendable {
     let transcriptions: TranscriptionService
     let running = RunningTasks()
     let engines: FileTranscriber
+    /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
+    let admission: DecodeAdmission
     let taskMetrics = TaskMetrics()
     let metadata: any MetadataStore
     let blobs: any BlobStore
@@ -61,6 +63,10 @@ struct Services: Sendable {
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
+        admission = DecodeAdmission(
+            configuration: .init(
+                slots: configuration.openAIConcurrency, maxWaiting: configuration.openAIConcurrency,
+                maxWait: configuration.openAIMaxWait))
         engines = FileTranscriber(
             configuration: .init(
                 models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
@@ -97,7 +103,7 @@ struct Services: Sendable {
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
         // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
         OpenAIRoutes(
-            tokens: tokens, engines: engines, maxFileSize: configuration.openAIMaxFileSize,
+            tokens: tokens, engines: engines, admission: admission, maxFileSize: configuration.openAIMaxFileSize,
             spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         ).register(on: router)
         OpenAPIRoutes(links: links).register(on: router)

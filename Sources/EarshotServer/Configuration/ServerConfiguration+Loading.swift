@@ -166,6 +166,9 @@ extension ServerConfiguration {
             "webhook-retry-period", "Webhooks are retried for this long (default 24h).", \.webhookRetryPeriod),
         sizeSetting(
             "openai-max-file-size", "Largest file for /v1/audio/* (default 25MiB).", 1024..., \.openAIMaxFileSize),
+        countSetting(
+            "openai-concurrency", "Synchronous /v1/audio/* decodes at once; more wait, then 429 (default 2).", 1...64,
+            noun: "request count", \.openAIConcurrency),
     ]
 
     /// A setting holding a byte size (`512KiB`, `25MiB`…) within `range`.

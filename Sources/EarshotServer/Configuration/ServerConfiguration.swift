@@ -78,6 +78,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var webhookRetryPeriod: Duration = .seconds(86400)
     /// Largest audio file the OpenAI-compatible endpoints accept (OpenAI's own limit is 25 MB).
     public var openAIMaxFileSize = 25 << 20
+    /// Synchronous `/v1/audio/*` requests decoding at once; as many more wait up to ``openAIMaxWait``, the rest
+    /// are answered 429 `RATE_LIMITED` with `Retry-After`. They share the engine with the queue workers.
+    public var openAIConcurrency = 2
+    /// The longest a synchronous `/v1/audio/*` request waits for a slot before a 429 (not a setting: 30 s is
+    /// well under OpenAI clients' default 10-minute request timeout).
+    public var openAIMaxWait: Duration = .seconds(30)
 
     public init() {}
 

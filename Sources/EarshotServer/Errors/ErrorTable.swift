@@ -31,6 +31,10 @@ enum ErrorTable {
         case .conflict: HTTPError(.conflict, code: ErrorCode.conflict.rawValue, message: error.message)
         case .payloadTooLarge:
             HTTPError(.contentTooLarge, code: ErrorCode.payloadTooLarge.rawValue, message: error.message)
+        case .rateLimited:
+            HTTPError(
+                .tooManyRequests, code: ErrorCode.rateLimited.rawValue, message: error.message,
+                headers: ["Retry-After": String(error.retryAfter ?? 1)])
         default: HTTPError(.badRequest, code: ErrorCode.invalidArgument.rawValue, message: error.message)
         }
     }

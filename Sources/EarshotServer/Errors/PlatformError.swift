@@ -4,7 +4,7 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is (extensible).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
-            case invalidArgument, unauthorized, forbidden, notFound, conflict, payloadTooLarge
+            case invalidArgument, unauthorized, forbidden, notFound, conflict, payloadTooLarge, rateLimited
         }
 
         private let base: Base
@@ -22,16 +22,21 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
         public static let conflict = Code(.conflict)
         /// A declared or sent size exceeds a limit (413).
         public static let payloadTooLarge = Code(.payloadTooLarge)
+        /// The server is saturated; retry after ``PlatformError/retryAfter`` seconds (429).
+        public static let rateLimited = Code(.rateLimited)
 
         public var description: String { base.rawValue }
     }
 
     public let code: Code
     public let message: String
+    /// Seconds the client should wait before retrying (sent as `Retry-After`), for ``Code/rateLimited``.
+    public let retryAfter: Int?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(code): \(message)" }
@@ -42,4 +47,7 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     static func notFound(_ message: String) -> PlatformError { .init(.notFound, message) }
     static func conflict(_ message: String) -> PlatformError { .init(.conflict, message) }
     static func payloadTooLarge(_ message: String) -> PlatformError { .init(.payloadTooLarge, message) }
+    static func rateLimited(_ message: String, retryAfter: Int) -> PlatformError {
+        .init(.rateLimited, message, retryAfter: retryAfter)
+    }
 }

@@ -13,9 +13,13 @@ import Foundation
 /// Form fields: `file` (required), `model` (`whisper-1` = `asr-fast`, or `asr-fast`/`asr-pro`), `language`,
 /// `prompt`, `response_format` (`json`, `text`, `srt`, `vtt`, `verbose_json`), `temperature`,
 /// `timestamp_granularities[]` (`segment`, `word`). The file is streamed to a spool file while the form is parsed.
+///
+/// Decoding and recognition run under ``DecodeAdmission``: `openai-concurrency` requests at once, as many more
+/// waiting up to `openAIMaxWait`, the rest answered 429 `RATE_LIMITED` with `Retry-After`.
 struct OpenAIRoutes: Sendable {
     let tokens: TokenService
     let engines: FileTranscriber
+    let admission: DecodeAdmission
     let maxFileSize: Int
     let spoolDirectory: String
 
@@ -64,7 +68,8 @@ struct OpenAIRoutes: Sendable {
             throw PlatformError.invalidArgument(
                 "response_format \"\(format)\" is not supported; use json, text, srt, vtt or verbose_json")
         }
-        var (engine, options, _) = try await engines.engine(for: tier)
+        let (engine, tierOptions, _) = try await engines.engine(for: tier)
+        var options = tierOptions
         options.task = task
         if task == .transcribe, let language = form.value("language"), !language.isEmpty {
             guard SpeechModel.isKnownLanguage(language.lowercased()) else {
@@ -90,6 +95,15 @@ struct OpenAIRoutes: Sendable {
             }
             options.wordTimestamps = true
         }
+        let chosen = options
+        let transcript = try await admission.run { try await Self.transcribe(file, engine: engine, options: chosen) }
+        return try Self.response(transcript, format: format, task: task, words: granularities.contains("word"))
+    }
+
+    /// Decodes the spooled file and recognises it (the part that holds a decode slot).
+    private static func transcribe(
+        _ file: URL, engine: SpeechEngine, options: TranscriptionOptions
+    ) async throws -> Transcript {
         let samples: [Float]
         do {
             let decoder = try await AudioDecoder.open(contentsOf: file, configuration: .init(allowTruncated: true))
@@ -104,7 +118,7 @@ struct OpenAIRoutes: Sendable {
         } catch let error as SpeechError where error.code == .invalidOption || error.code == .invalidAudio {
             throw PlatformError.invalidArgument(error.message)
         }
-        return try Self.response(transcript, format: format, task: task, words: granularities.contains("word"))
+        return transcript
     }
 
     private func parse(_ body: BodyStream, contentType: String?) async throws -> Form {

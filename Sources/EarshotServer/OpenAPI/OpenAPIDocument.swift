@@ -1502,6 +1502,9 @@ enum OpenAPIDocument {
                   },
                   "413": {
                     "$ref": "#/components/responses/OpenAIFileTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/OpenAISaturated"
                   }
                 }
               }
@@ -1536,6 +1539,9 @@ enum OpenAPIDocument {
                   },
                   "413": {
                     "$ref": "#/components/responses/OpenAIFileTooLarge"
+                  },
+                  "429": {
+                    "$ref": "#/components/responses/OpenAISaturated"
                   }
                 }
               }
@@ -1686,6 +1692,24 @@ enum OpenAPIDocument {
               },
               "OpenAIFileTooLarge": {
                 "description": "The file is larger than openai-max-file-size.",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ErrorResponse"
+                    }
+                  }
+                }
+              },
+              "OpenAISaturated": {
+                "description": "RATE_LIMITED: openai-concurrency requests are decoding and as many are waiting, or no slot freed within 30 s. Retry after Retry-After seconds, or submit a task.",
+                "headers": {
+                  "Retry-After": {
+                    "description": "Seconds until a slot is likely free (1-60).",
+                    "schema": {
+                      "type": "integer"
+                    }
+                  }
+                },
                 "content": {
                   "application/json": {
                     "schema": {

@@ -1,0 +1,108 @@
+/// Admission control for the synchronous OpenAI-compatible endpoints, which share the speech engine's decode
+/// slots with the queue workers.
+///
+/// At most ``Configuration/slots`` requests are inside the engine at once. Up to as many more wait, first come
+/// first served, for at most ``Configuration/maxWait``; anything beyond that, or a wait that times out, is
+/// refused with ``PlatformError/Code/rateLimited`` and a `Retry-After` estimated from recent decode times, so an
+/// OpenAI client (which retries 429 after `Retry-After`) backs off instead of piling up open connections.
+actor DecodeAdmission {
+    struct Configuration: Sendable {
+        /// Requests decoding at once (`openai-concurrency`).
+        var slots: Int
+        /// Requests allowed to wait for a slot (the same number as ``slots``).
+        var maxWaiting: Int
+        /// The longest a request waits for a slot before it is refused.
+        var maxWait: Duration
+    }
+
+    let configuration: Configuration
+    private var inUse = 0
+    private var waiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var expired: Set<Int> = []
+    private var nextID = 0
+    /// Exponentially weighted mean of recent admitted requests' time in the engine, for `Retry-After`.
+    private var meanBusy: Duration = .seconds(2)
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Runs `body` holding a slot. Throws ``PlatformError/Code/rateLimited`` when no slot frees up in time, or
+    /// `CancellationError` when the request is cancelled while waiting.
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await acquire()
+        let clock = ContinuousClock()
+        let start = clock.now
+        defer { release(busy: clock.now - start) }
+        return try await body()
+    }
+
+    private func acquire() async throws {
+        if inUse < configuration.slots {
+            inUse += 1
+            return
+        }
+        guard waiters.count < configuration.maxWaiting else {
+            throw PlatformError.rateLimited(
+                "\(configuration.slots) synchronous transcriptions are running and \(waiters.count) waiting; "
+                    + "retry later or submit a task (POST /open/partner/transcriptions)",
+                retryAfter: retryAfter())
+        }
+        let id = nextID
+        nextID += 1
+        // The timer child ends the wait on timeout or cancellation; it is cancelled as soon as the slot is granted.
+        let granted = await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try? await Task.sleep(for: self.configuration.maxWait)
+                await self.expire(id)
+            }
+            let granted = await withCheckedContinuation { continuation in
+                if expired.remove(id) != nil {
+                    continuation.resume(returning: false)
+                } else {
+                    waiters.append((id, continuation))
+                }
+            }
+            group.cancelAll()
+            return granted
+        }
+        expired.remove(id)
+        // A granted slot is kept even if the request was cancelled meanwhile: `run` releases it after `body`.
+        if granted { return }
+        try Task.checkCancellation()
+        throw PlatformError.rateLimited(
+            "no synchronous transcription slot became free within \(configuration.maxWait); retry later or "
+                + "submit a task (POST /open/partner/transcriptions)",
+            retryAfter: retryAfter())
+    }
+
+    /// Ends waiter `id` without a slot (timeout or cancellation); a no-op when it already got one.
+    private func expire(_ id: Int) {
+        if let index = waiters.firstIndex(where: { $0.id == id }) {
+            waiters.remove(at: index).continuation.resume(returning: false)
+        } else {
+            // The timer may fire before the waiter registered; remember it so registration fails at once.
+            expired.insert(id)
+        }
+    }
+
+    private func release(busy: Duration) {
+        meanBusy = meanBusy * 0.7 + busy * 0.3
+        if waiters.isEmpty {
+            inUse -= 1
+        } else {
+            // Hand the slot straight to the oldest waiter.
+            waiters.removeFirst().continuation.resume(returning: true)
+        }
+    }
+
+    /// Seconds until a slot is likely free: the mean decode time times the requests ahead, 1…60.
+    private func retryAfter() -> Int {
+        let ahead = Double(waiters.count + 1) / Double(max(1, configuration.slots))
+        let seconds = Double(meanBusy.components.seconds) + Double(meanBusy.components.attoseconds) / 1e18
+        return min(60, max(1, Int((seconds * ahead).rounded(.up))))
+    }
+
+    /// Requests holding a slot and waiting for one (for tests and metrics).
+    var load: (running: Int, waiting: Int) { (inUse, waiters.count) }
+}
