@@ -82,8 +82,11 @@ struct SpeakerAttributionTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let dialogue = try SyntheticDialogue.make(speakers: 2, turnCount: 6, directory: directory)
-        // One ASR segment over turns 2 and 3 with a word in the middle of each turn.
-        let (a, b) = (dialogue.turns[2], dialogue.turns[3])
+        // One ASR segment over two turns of different speakers, with a word in the middle of each turn.
+        let change = try #require(dialogue.turns.indices.dropLast().first {
+            dialogue.turns[$0].speaker != dialogue.turns[$0 + 1].speaker && $0 > 0
+        })
+        let (a, b) = (dialogue.turns[change], dialogue.turns[change + 1])
         func word(_ turn: SyntheticDialogue.Turn, _ text: String) -> Transcript.Word {
             let middle = (turn.start + turn.end) / 2
             return Transcript.Word(
