@@ -60,7 +60,7 @@ func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: UR
     ]
     let diarizer = try Diarizer(embedder: embedder)
     func enrol(_ samples: [Float]) throws -> [Float] {
-        let result = try diarizer.diarize(samples: samples, speech: try sileroRegions(samples))
+        let result = try diarizer.diarize(samples: samples)
         var spoken = [Double](repeating: 0, count: result.speakerCount)
         for turn in result.turns { spoken[turn.speaker - 1] += turn.end - turn.start }
         return result.centroids[spoken.indices.max { spoken[$0] < spoken[$1] }!]
@@ -83,7 +83,7 @@ func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: UR
             }
             prints["S\(v + 1)"] = try enrol(samples)
         }
-        let result = try diarizer.diarize(samples: c.samples, speech: try sileroRegions(c.samples))
+        let result = try diarizer.diarize(samples: c.samples)
         for (index, centroid) in result.centroids.enumerated() {
             // The reference speaker who talks most inside this speaker's turns.
             var overlap: [String: Double] = [:]
@@ -114,7 +114,7 @@ func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: UR
             }
         }
         let second = Array(sample.samples[half...])
-        let result = try diarizer.diarize(samples: second, speech: try sileroRegions(second))
+        let result = try diarizer.diarize(samples: second)
         for (index, centroid) in result.centroids.enumerated() {
             var overlap: [String: Double] = [:]
             for turn in result.turns where turn.speaker == index + 1 {

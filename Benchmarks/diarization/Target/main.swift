@@ -75,7 +75,7 @@ for (speakers, turns, gap) in [(2, 10, 0.5), (3, 12, 0.5), (2, 10, 0.1)] {
 let embedder = try ResemblyzerEmbedder(blasThreads: 1)
 /// Speech regions from the Silero detector with the settings SpeakerAttribution uses.
 func sileroRegions(_ samples: [Float]) throws -> [Range<Int>] {
-    guard case .silero(let options) = SpeakerAttribution.defaultSpeechDetection else { return [] }
+    guard case .silero(let options) = SpeakerAttribution.sileroForDiarization else { return [] }
     return try VoiceActivityDetector().speechRanges(in: samples, options: options)
 }
 let scorer = try DiarizationScorer()

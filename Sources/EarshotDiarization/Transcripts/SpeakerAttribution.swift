@@ -5,7 +5,8 @@ import Foundation
 /// Who said what in a transcript: the one place every entry point (`earshot transcribe --diarize`, `earshot eval`,
 /// the server's task workers) turns a ``Transcript`` and its audio into a transcript whose segments carry speakers.
 ///
-/// Speech regions (Silero, the speech engine's own detector, by default) → ``Diarizer`` (embeddings, clustering,
+/// Speech regions (the diarizer's energy detector by default; the speech engine's Silero detector on request) →
+/// ``Diarizer`` (embeddings, clustering,
 /// turns) → every segment split where the speaker changes between two words (transcribe with word timestamps:
 /// ``prepare(_:)``) → labels `Speaker 1…N` in order of first appearance (template configurable), or the name of an
 /// enrolled ``Voiceprint`` when a speaker matches it confidently.
@@ -16,11 +17,14 @@ import Foundation
 public struct SpeakerAttribution: Sendable {
     /// Name of the embedder behind ``Voiceprint/model`` (the Resemblyzer 0.1.4 port).
     public static let embedderName = "resemblyzer-0.1.4"
-    /// Cosine similarity between a speaker's centroid and a voiceprint above which the speaker is named after it.
+    /// Cosine similarity between a speaker's centroid and a voiceprint at or above which the speaker is named after
+    /// it.
     ///
-    /// Calibrated with `earshot-bench-diarization --voiceprints` (docs/diarization.md, "Voiceprints"): enrolled
-    /// voices scored 0.87–0.97 against their own speaker in another recording, other voices at most 0.78.
-    public static let defaultVoiceprintThreshold: Float = 0.82
+    /// Calibrated with `earshot-bench-diarization --voiceprints` (docs/diarization.md, "Voiceprints"): voiceprints
+    /// enrolled from other audio scored 0.916–0.978 against their own speaker (espeak-ng voices; a pyannote caller
+    /// enrolled from the first half of the call, matched in the second) and at most 0.854 against anyone else (the
+    /// other pyannote caller; espeak-ng voices ≤ 0.77). 0.88 sits between the two.
+    public static let defaultVoiceprintThreshold: Float = 0.88
     /// Least speech (seconds) of one speaker a voiceprint sample must hold.
     public static let minimumEnrolmentSpeech = 3.0
 
@@ -88,11 +92,12 @@ public struct SpeakerAttribution: Sendable {
 
     /// Where the diarizer's speech regions come from.
     public enum SpeechDetection: Sendable {
-        /// whisper.cpp's Silero detector with these settings (the default, ``defaultSpeechDetection``; a detector is
-        /// loaded per call, a few milliseconds, so concurrent attributions never wait for each other).
-        case silero(VoiceActivityOptions)
-        /// The diarizer's built-in energy detector.
+        /// The diarizer's built-in energy detector (the default: it measured better than Silero for diarization,
+        /// docs/diarization.md "Speech regions").
         case energy
+        /// whisper.cpp's Silero detector with these settings (a detector is loaded per call, a few milliseconds, so
+        /// concurrent attributions never wait for each other).
+        case silero(VoiceActivityOptions)
     }
 
     private let embedder: any SpeakerEmbedder
@@ -106,9 +111,16 @@ public struct SpeakerAttribution: Sendable {
         self.speechDetection = speechDetection
     }
 
-    /// Silero for diarization: whisper.cpp's defaults with 300 ms of silence to end a region (shorter pauses inside
-    /// one person's sentence do not cut it). See docs/diarization.md for its DER against the energy detector.
-    public static var defaultSpeechDetection: SpeechDetection {
+    /// The speech detection attributions use unless told otherwise: ``SpeechDetection/energy``.
+    ///
+    /// Measured by `make bench-diar` against ``sileroForDiarization``: Silero regions found a spurious third speaker
+    /// on the pyannote call (DER 7.5 % against 6.7 %) and on espeak-ng dialogues with 0.1 s pauses (1.2 % against
+    /// 2.0 %, but 3 speakers instead of 2).
+    public static var defaultSpeechDetection: SpeechDetection { .energy }
+
+    /// Silero settings for diarization: whisper.cpp's defaults with 300 ms of silence to end a region (shorter
+    /// pauses inside one person's sentence do not cut it).
+    public static var sileroForDiarization: SpeechDetection {
         var options = VoiceActivityOptions()
         options.minimumSilence = .milliseconds(300)
         return .silero(options)

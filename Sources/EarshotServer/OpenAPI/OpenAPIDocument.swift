@@ -1649,7 +1649,7 @@ enum OpenAPIDocument {
                 ],
                 "operationId": "enrolVoiceprint",
                 "summary": "Enrol a named speaker from an uploaded recording",
-                "description": "The dominant voice of the file (the first 120 s are used; at least 3 s of one person's speech, 10-30 s is best) becomes the voiceprint of `name` for the user. Later transcription tasks with diarization and that `user_id` call a speaker whose voice matches it (cosine ≥ 0.82 on Resemblyzer vectors) by the name. By convention `Me` is the person wearing the recording device. Enrolling a name again replaces it.",
+                "description": "The dominant voice of the file (the first 120 s are used; at least 3 s of one person's speech, 10-30 s is best) becomes the voiceprint of `name` for the user. Later transcription tasks with diarization and that `user_id` call a speaker whose voice matches it (cosine ≥ 0.88 on Resemblyzer vectors) by the name. By convention `Me` is the person wearing the recording device. Enrolling a name again replaces it.",
                 "security": [
                   {
                     "bearer": []

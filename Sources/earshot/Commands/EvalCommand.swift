@@ -125,7 +125,7 @@ enum EvalCommand: Command {
                 settings: [
                     "beam size": "\(tuned.beamSize)", "language": languageCode, "temperature": "\(tuned.temperature)",
                     "VAD": tuned.voiceActivity == nil ? "off" : "Silero", "normalisation": language.rawValue,
-                    "diarization": speakers == nil ? "off" : "\(SpeakerAttribution.embedderName), Silero regions",
+                    "diarization": speakers == nil ? "off" : "\(SpeakerAttribution.embedderName), energy VAD regions",
                 ],
                 machine: TestConditions.currentMachine())
         }
