@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// `earshot transcribe --diarize` and `earshot eval --rttm` through the built binary on the pyannote call and
 /// espeak-ng voices.
 @Suite(.serialized) struct DiarizeCommandTests {
@@ -125,6 +129,56 @@ import Testing
         let value = try #require(der, "\(result.stdout)")
         #expect(value < 0.25, "\(result.stdout)")
         #expect(result.stdout.contains("cpWER "), "\(result.stdout)")
+    }
+
+    @Test(.enabled(if: ready && espeak, "needs the setup's models, Resemblyzer weights and espeak-ng"))
+    func voiceprintsCommandEnrolsListsAndDeletesOnAServer() async throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let sample = root.appendingPathComponent("me.wav").path
+        try speak(
+            [
+                ("en-us+m3", "The quick brown fox jumps over the lazy dog near the river bank."),
+                ("en-us+m3", "Please remember to bring your umbrella, the forecast says it will rain all afternoon."),
+            ], to: sample, in: root)
+        let data = root.appendingPathComponent("data").path
+        let created = try await CLIProcess.run(["partners", "create", "Voices", "--json", "--data-dir", data])
+        let credentials = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        let server = CLIProcess(["serve", "--port", "0", "--data-dir", data, "--log-level", "notice"])
+        try server.process.run()
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let base = try await server.listeningURL()
+        var request = URLRequest(url: URL(string: base + "/open/partner/token")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: credentials)
+        let (body, _) = try await URLSession.shared.data(for: request)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+        let server_ = ["--server", base, "--token", token, "--user", "wearer"]
+
+        let enrolled = try await CLIProcess.run(
+            ["voiceprints", "enroll", "Me", sample, "--json"] + server_, timeout: .seconds(180))
+        #expect(enrolled.status == 0, "\(enrolled.stderr)")
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(enrolled.stdout.utf8)) as? [[String: Any]])?.first?[
+                "voiceprint_id"] as? String, "\(enrolled.stdout)")
+        let listed = try await CLIProcess.run(["voiceprints", "list"] + server_, timeout: .seconds(60))
+        #expect(listed.status == 0 && listed.stdout.contains("\(id)  wearer  Me"), "\(listed.stdout)")
+        let deleted = try await CLIProcess.run(["voiceprints", "delete", id] + server_, timeout: .seconds(60))
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        let empty = try await CLIProcess.run(["voiceprints", "list"] + server_, timeout: .seconds(60))
+        #expect(empty.status == 0 && empty.stdout.isEmpty, "\(empty.stdout)")
+
+        // Bad inputs: a partner token without --user, an unknown action, a missing file.
+        let noUser = try await CLIProcess.run(
+            ["voiceprints", "enroll", "Me", sample, "--server", base, "--token", token], timeout: .seconds(60))
+        #expect(noUser.status == 1 && noUser.stderr.contains("user_id"), "\(noUser.stderr)")
+        let unknown = try await CLIProcess.run(["voiceprints", "rename"] + server_)
+        #expect(unknown.status == 64 && unknown.stderr.contains("enroll, list or delete"))
+        let missing = try await CLIProcess.run(["voiceprints", "enroll", "Me", root.path + "/none.wav"] + server_)
+        #expect(missing.status == 64 && missing.stderr.contains("no such file"))
     }
 
     @Test func badDiarizationArgumentsExit64WithAReason() async throws {
