@@ -2,7 +2,8 @@
 public struct DiarizationError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable, extensible code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String { case weightsMissing, weightsInvalid, invalidInput, invalidConfiguration, cancelled, speechDetectionFailed
+        private enum Kind: String {
+            case weightsMissing, weightsInvalid, invalidInput, invalidConfiguration, cancelled, speechDetectionFailed
         }
         private let kind: Kind
         /// The weights file does not exist (run `scripts/setup-diarization`).

@@ -111,7 +111,8 @@ import Testing
         try FileManager.default.copyItem(
             atPath: Self.call, toPath: root.appendingPathComponent("audio/sample.wav").path)
         try FileManager.default.copyItem(
-            atPath: Self.home + "/testdata/pyannote/sample.rttm", toPath: root.appendingPathComponent("rttm/sample.rttm").path)
+            atPath: Self.home + "/testdata/pyannote/sample.rttm",
+            toPath: root.appendingPathComponent("rttm/sample.rttm").path)
         // Speaker-attributed references (speaker<TAB>text) from the STM transcript.
         let stm = try String(contentsOfFile: Self.home + "/testdata/pyannote/sample.stm", encoding: .utf8)
         let references = stm.split(separator: "\n").compactMap { line -> String? in
@@ -125,7 +126,9 @@ import Testing
                 "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--rttm", root.path + "/rttm",
             ], timeout: .seconds(300))
         #expect(result.status == 0, "\(result.stderr)")
-        let der = result.stdout.split(separator: "\n").first { $0.hasPrefix("DER ") }.flatMap { Double($0.dropFirst(4)) }
+        let der = result.stdout.split(separator: "\n").first { $0.hasPrefix("DER ") }.flatMap {
+            Double($0.dropFirst(4))
+        }
         let value = try #require(der, "\(result.stdout)")
         #expect(value < 0.25, "\(result.stdout)")
         #expect(result.stdout.contains("cpWER "), "\(result.stdout)")

@@ -21,7 +21,8 @@ struct SpeakerAttributionTests {
         ]
         for (options, field) in cases {
             await #expect {
-                _ = try await attribution.attribute(empty, samples: [Float](repeating: 0, count: 16_000), options: options)
+                _ = try await attribution.attribute(
+                    empty, samples: [Float](repeating: 0, count: 16_000), options: options)
             } throws: { error in
                 let error = error as? DiarizationError
                 return error?.code == .invalidConfiguration && error?.message.contains(field) == true
@@ -83,9 +84,10 @@ struct SpeakerAttributionTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let dialogue = try SyntheticDialogue.make(speakers: 2, turnCount: 6, directory: directory)
         // One ASR segment over two turns of different speakers, with a word in the middle of each turn.
-        let change = try #require(dialogue.turns.indices.dropLast().first {
-            dialogue.turns[$0].speaker != dialogue.turns[$0 + 1].speaker && $0 > 0
-        })
+        let change = try #require(
+            dialogue.turns.indices.dropLast().first {
+                dialogue.turns[$0].speaker != dialogue.turns[$0 + 1].speaker && $0 > 0
+            })
         let (a, b) = (dialogue.turns[change], dialogue.turns[change + 1])
         func word(_ turn: SyntheticDialogue.Turn, _ text: String) -> Transcript.Word {
             let middle = (turn.start + turn.end) / 2

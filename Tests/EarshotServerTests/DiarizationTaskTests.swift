@@ -19,7 +19,10 @@ struct DiarizationTaskTests {
             let (_, token, userToken) = try await platform.newUser()
             let file = try await platform.upload(try DiarizationFixtures.pyannoteCall(), token: token)
             let diarized = try await platform.createTask(
-                ["file_url": file.downloadURL, "model": "asr-fast", "language": "en", "diarization": ["enabled": true]],
+                [
+                    "file_url": file.downloadURL, "model": "asr-fast", "language": "en",
+                    "diarization": ["enabled": true],
+                ],
                 token: token
             ).decode(TranscriptionTask.self)
             let plain = try await platform.createTask(
@@ -51,12 +54,16 @@ struct DiarizationTaskTests {
             let renamed = try await platform.rename(diarized.taskID, ["Speaker 1": "Alice"], token: token)
             #expect(renamed.status == 200, "\(renamed.text)")
             let after = try await platform.task(diarized.taskID, token: token)
-            #expect(Set(after.segments?.compactMap(\.speaker) ?? []) == speakers.subtracting(["Speaker 1"]).union(["Alice"]))
+            #expect(
+                Set(after.segments?.compactMap(\.speaker) ?? []) == speakers.subtracting(["Speaker 1"]).union(["Alice"])
+            )
             let srtAfter = try await platform.export(diarized.taskID, "srt", token: token)
             #expect(srtAfter.contains("[Alice]") && !srtAfter.contains("[Speaker 1]"))
             #expect(try await platform.export(diarized.taskID, "vtt", token: token).contains("<v Alice>"))
             let jsonAfter = try await platform.export(diarized.taskID, "json", token: token)
-            #expect(try DiarizationFixtures.speakers(inJSON: jsonAfter) == speakers.subtracting(["Speaker 1"]).union(["Alice"]))
+            #expect(
+                try DiarizationFixtures.speakers(inJSON: jsonAfter)
+                    == speakers.subtracting(["Speaker 1"]).union(["Alice"]))
             // A name given earlier works as the key too; renaming back to the label removes the name.
             #expect(try await platform.rename(diarized.taskID, ["Alice": "Bob"], token: token).status == 200)
             #expect(try await platform.export(diarized.taskID, "txt", token: token).contains("[Bob]"))

@@ -102,7 +102,9 @@ struct VoiceprintTests {
             #expect(try await list(token, "?user_id=u1") == [again.voiceprintID])
             #expect(try await list(token) == [again.voiceprintID])
             #expect(try await list(neighbourToken).isEmpty)
-            #expect(try await platform.send("GET", APIPath.voiceprints + "?user_id=u1", token: neighbourToken).status == 403)
+            #expect(
+                try await platform.send("GET", APIPath.voiceprints + "?user_id=u1", token: neighbourToken).status == 403
+            )
 
             let otherPartner = try await platform.partnerToken(try await platform.createPartner("Other"))
             #expect(try await list(otherPartner, "?user_id=u1").isEmpty)

@@ -23,7 +23,9 @@ func transcriptionTimes(cases: [Case], embedder: ResemblyzerEmbedder) async thro
         var plain = Double.infinity, diarized = Double.infinity
         var result: Transcript?
         for _ in 0..<2 {
-            plain = min(plain, seconds(try await clock.measure { _ = try await engine.transcript(of: c.samples, options: options) }))
+            plain = min(
+                plain,
+                seconds(try await clock.measure { _ = try await engine.transcript(of: c.samples, options: options) }))
             diarized = min(
                 diarized,
                 seconds(
@@ -96,7 +98,9 @@ func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: UR
             for (name, vector) in prints.sorted(by: { $0.key < $1.key }) {
                 let score = dot(vector, centroid)
                 if name == truth { same.append(score) } else { other.append(score) }
-                print("\(c.name): speaker \(index + 1) (truth \(truth ?? "?")) vs voiceprint \(name): \(String(format: "%.3f", score))")
+                print(
+                    "\(c.name): speaker \(index + 1) (truth \(truth ?? "?")) vs voiceprint \(name): \(String(format: "%.3f", score))"
+                )
             }
         }
     }
@@ -127,7 +131,9 @@ func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: UR
             for (name, vector) in prints.sorted(by: { $0.key < $1.key }) {
                 let score = dot(vector, centroid)
                 if name == truth { same.append(score) } else { other.append(score) }
-                print("pyannote 2nd half: speaker \(index + 1) (truth \(truth ?? "?")) vs voiceprint \(name): \(String(format: "%.3f", score))")
+                print(
+                    "pyannote 2nd half: speaker \(index + 1) (truth \(truth ?? "?")) vs voiceprint \(name): \(String(format: "%.3f", score))"
+                )
             }
         }
     }

@@ -201,7 +201,9 @@ public struct Diarizer: Sendable {
         }
         let labels = (1...max(1, number.count)).map(configuration.label)
         var speakerCentroids = [[Float]](repeating: [], count: number.count)
-        for (index, speaker) in number where index < centroids.count { speakerCentroids[speaker - 1] = centroids[index] }
+        for (index, speaker) in number where index < centroids.count {
+            speakerCentroids[speaker - 1] = centroids[index]
+        }
         return DiarizationResult(
             turns: turns, segments: WordResegmenter(turns: turns).relabel(segments),
             labels: number.isEmpty ? [] : labels, centroids: speakerCentroids)

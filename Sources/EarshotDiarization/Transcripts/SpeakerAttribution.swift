@@ -1,5 +1,5 @@
-public import EarshotSpeech
 import Dispatch
+public import EarshotSpeech
 import Foundation
 
 /// Who said what in a transcript: the one place every entry point (`earshot transcribe --diarize`, `earshot eval`,

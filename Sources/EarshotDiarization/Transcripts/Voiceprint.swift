@@ -37,7 +37,8 @@ public struct Voiceprint: Sendable, Hashable, Codable {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw DiarizationError(.invalidInput, "a speaker name must not be empty") }
         guard trimmed.count <= 64 else {
-            throw DiarizationError(.invalidInput, "speaker name \"\(trimmed.prefix(20))…\" is longer than 64 characters")
+            throw DiarizationError(
+                .invalidInput, "speaker name \"\(trimmed.prefix(20))…\" is longer than 64 characters")
         }
         guard !trimmed.contains(where: \.isNewline) else {
             throw DiarizationError(.invalidInput, "a speaker name must be one line")

@@ -73,7 +73,8 @@ struct SpeakerNames: Sendable {
             let shown = updated[label] ?? label
             if let other = seen[shown] {
                 throw PlatformError.invalidArgument(
-                    "speakers \"\(other)\" and \"\(label)\" would both be called \"\(shown)\"; give each a different name")
+                    "speakers \"\(other)\" and \"\(label)\" would both be called \"\(shown)\"; give each a different name"
+                )
             }
             seen[shown] = label
         }

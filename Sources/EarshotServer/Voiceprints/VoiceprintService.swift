@@ -35,7 +35,8 @@ struct VoiceprintService: Sendable {
         }
         guard let blobKey, caller.userID == nil || (try? blobKey.decode("user_id", as: String?.self)) == caller.userID
         else {
-            throw PlatformError.notFound("no file \(fileID); upload the sample first (complete-upload returns its FileId)")
+            throw PlatformError.notFound(
+                "no file \(fileID); upload the sample first (complete-upload returns its FileId)")
         }
         guard let path = try await blobs.localFile(for: try BlobKey(try blobKey.decode("blob_key", as: String.self)))
         else { throw PlatformError.invalidArgument("file \(fileID) is not stored on a local file system") }
@@ -95,7 +96,8 @@ struct VoiceprintService: Sendable {
         guard Identifier.isValid(id, prefix: "vp") else { throw notFound }
         let partnerID = caller.partnerID
         let row = try await metadata.write { db -> SQLRow? in
-            guard let row = try db.queryFirst("SELECT * FROM voiceprints WHERE id = ? AND partner_id = ?", id, partnerID)
+            guard
+                let row = try db.queryFirst("SELECT * FROM voiceprints WHERE id = ? AND partner_id = ?", id, partnerID)
             else { return nil }
             if let userID = caller.userID, try row.decode("user_id", as: String.self) != userID { return nil }
             _ = try db.execute("DELETE FROM voiceprints WHERE id = ?", id)
