@@ -8,45 +8,64 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-/// asr-fast transcription time of each case without diarization, and with it (word timestamps + SpeakerAttribution,
-/// exactly what `earshot transcribe --diarize` and the task workers run). Best of two runs each, same engine.
+/// asr-fast transcription time of each case without diarization, and with it — word timestamps on (which the split at
+/// speaker changes needs) plus `SpeakerAttribution`, exactly what `earshot transcribe --diarize` and the task workers
+/// run. The three steps are timed separately, best of two runs each, interleaved so machine load hits them alike.
 func transcriptionTimes(cases: [Case], embedder: ResemblyzerEmbedder) async throws {
     let transcriber = FileTranscriber()
     let (engine, options, _) = try await transcriber.engine(for: "asr-fast")
     let attribution = SpeakerAttribution(embedder: embedder)
     print("")
-    print("| audio | transcribe (asr-fast) | transcribe + diarize | diarization adds | speakers | segments |")
-    print("|---|---|---|---|---|---|")
-    var plainTotal = 0.0, diarizedTotal = 0.0
+    print(
+        "| audio | transcribe (asr-fast) | segments | transcribe, word timestamps | segments | speaker attribution | "
+            + "transcribe + diarize | diarization adds | speakers |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    var totals = (plain: 0.0, words: 0.0, attribution: 0.0)
     for c in cases {
         let clock = ContinuousClock()
-        var plain = Double.infinity, diarized = Double.infinity
+        var plain = Double.infinity, words = Double.infinity, attributing = Double.infinity
+        var plainSegments = 0, wordSegments = 0
         var result: Transcript?
         for _ in 0..<2 {
             plain = min(
                 plain,
-                seconds(try await clock.measure { _ = try await engine.transcript(of: c.samples, options: options) }))
-            diarized = min(
-                diarized,
                 seconds(
                     try await clock.measure {
-                        let words = try await engine.transcript(
-                            of: c.samples, options: SpeakerAttribution.prepare(options))
-                        result = try await attribution.attribute(
-                            words, samples: c.samples, options: .init())
+                        plainSegments = try await engine.transcript(of: c.samples, options: options).segments.count
+                    }))
+            var timed: Transcript?
+            words = min(
+                words,
+                seconds(
+                    try await clock.measure {
+                        timed = try await engine.transcript(of: c.samples, options: SpeakerAttribution.prepare(options))
+                    }))
+            wordSegments = timed?.segments.count ?? 0
+            attributing = min(
+                attributing,
+                seconds(
+                    try await clock.measure {
+                        result = try await attribution.attribute(timed!, samples: c.samples, options: .init())
                     }))
         }
-        plainTotal += plain
-        diarizedTotal += diarized
+        totals.plain += plain
+        totals.words += words
+        totals.attribution += attributing
         let speakers = Set(result?.segments.compactMap(\.speaker) ?? []).count
         print(
-            "| \(c.name) | \(String(format: "%.2f s", plain)) | \(String(format: "%.2f s", diarized)) | "
-                + "\(String(format: "%+.0f%%", 100 * (diarized - plain) / plain)) | \(speakers) | "
-                + "\(result?.segments.count ?? 0) |")
+            "| \(c.name) | \(String(format: "%.2f s", plain)) | \(plainSegments) | \(String(format: "%.2f s", words)) | "
+                + "\(wordSegments) | \(String(format: "%.2f s", attributing)) | "
+                + "\(String(format: "%.2f s", words + attributing)) | "
+                + "\(String(format: "%+.0f%%", 100 * (words + attributing - plain) / plain)) | \(speakers) |")
     }
+    let diarized = totals.words + totals.attribution
     print(
-        "| all | \(String(format: "%.2f s", plainTotal)) | \(String(format: "%.2f s", diarizedTotal)) | "
-            + "\(String(format: "%+.0f%%", 100 * (diarizedTotal - plainTotal) / plainTotal)) | | |")
+        "| all | \(String(format: "%.2f s", totals.plain)) | | \(String(format: "%.2f s", totals.words)) | | "
+            + "\(String(format: "%.2f s", totals.attribution)) | \(String(format: "%.2f s", diarized)) | "
+            + "\(String(format: "%+.0f%%", 100 * (diarized - totals.plain) / totals.plain)) | |")
+    print(
+        "speaker attribution alone: "
+            + String(format: "%.0f%%", 100 * totals.attribution / totals.plain) + " of plain transcription time")
 }
 
 /// For threshold calibration: voiceprints enrolled from audio the diarized recording does not contain, scored

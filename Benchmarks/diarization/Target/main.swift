@@ -8,6 +8,7 @@
 // --tune: print DER over a grid of thresholds / sub-segment lengths (calibration).
 // --cluster-timing: time the clustering alone on 250/500/1000 random vectors.
 // --no-transcription: skip the transcription-time table (asr-fast with vs without diarization).
+// --only-transcription: print only that table.
 // --voiceprints: cosine of enrolled voiceprints against every diarized speaker (threshold calibration).
 import EarshotAudio
 import EarshotDiarization
@@ -88,6 +89,11 @@ func der(_ result: DiarizationResult, _ reference: [EarshotEval.SpeakerTurn]) ->
         })
 }
 func pct(_ x: Double) -> String { String(format: "%5.1f%%", 100 * x) }
+
+if arguments.contains("--only-transcription") {
+    try await transcriptionTimes(cases: cases, embedder: embedder)
+    exit(0)
+}
 
 if arguments.contains("--voiceprints") {
     try calibrateVoiceprints(cases: cases, embedder: embedder, work: work)
