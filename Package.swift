@@ -112,6 +112,7 @@ targets += [
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
             "EarshotModels", "EarshotSpeech",
+            "EarshotDiarization",
         ],
         swiftSettings: swiftSettings),
     .testTarget(
@@ -139,6 +140,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
+            "EarshotDiarization",
         ],
         swiftSettings: swiftSettings
     )
@@ -177,13 +179,15 @@ targets += [
 targets += [
     .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .target(
-        name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "COpenBLAS"],
+        name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech", "COpenBLAS"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotDiarizationTests", dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval"],
+        name: "EarshotDiarizationTests",
+        dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval", "EarshotSpeech"],
         swiftSettings: swiftSettings),
     .executableTarget(
-        name: "earshot-bench-diarization", dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval"],
+        name: "earshot-bench-diarization",
+        dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval", "EarshotSpeech"],
         path: "Benchmarks/diarization/Target", swiftSettings: swiftSettings),
 ]
 

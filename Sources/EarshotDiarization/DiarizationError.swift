@@ -2,7 +2,9 @@
 public struct DiarizationError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable, extensible code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Kind: String { case weightsMissing, weightsInvalid, invalidInput, invalidConfiguration, cancelled }
+        private enum Kind: String {
+            case weightsMissing, weightsInvalid, invalidInput, invalidConfiguration, cancelled, speechDetectionFailed
+        }
         private let kind: Kind
         /// The weights file does not exist (run `scripts/setup-diarization`).
         public static let weightsMissing = Code(kind: .weightsMissing)
@@ -14,6 +16,8 @@ public struct DiarizationError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
         /// The surrounding task was cancelled (checked between batches of 32 partials, ≈ 40 s of audio).
         public static let cancelled = Code(kind: .cancelled)
+        /// The Silero speech detector could not run (its model file is missing or unreadable).
+        public static let speechDetectionFailed = Code(kind: .speechDetectionFailed)
         public var description: String { kind.rawValue }
     }
 

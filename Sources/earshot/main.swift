@@ -13,6 +13,7 @@ let commands: [any Command.Type] = [
     BenchEvalCommand.self,
     VersionCommand.self,
     ModelsCommand.self,
+    VoiceprintsCommand.self,
 ]
 
 let root = CommandSpec(

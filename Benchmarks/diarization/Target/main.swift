@@ -7,9 +7,13 @@
 //                same Swift code, so the table shows the port's equivalence.
 // --tune: print DER over a grid of thresholds / sub-segment lengths (calibration).
 // --cluster-timing: time the clustering alone on 250/500/1000 random vectors.
+// --no-transcription: skip the transcription-time table (asr-fast with vs without diarization).
+// --only-transcription: print only that table.
+// --voiceprints: cosine of enrolled voiceprints against every diarized speaker (threshold calibration).
 import EarshotAudio
 import EarshotDiarization
 import EarshotEval
+import EarshotSpeech
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -70,6 +74,11 @@ for (speakers, turns, gap) in [(2, 10, 0.5), (3, 12, 0.5), (2, 10, 0.1)] {
 }
 
 let embedder = try ResemblyzerEmbedder(blasThreads: 1)
+/// Speech regions from the Silero detector with the settings SpeakerAttribution uses.
+func sileroRegions(_ samples: [Float]) throws -> [Range<Int>] {
+    guard case .silero(let options) = SpeakerAttribution.sileroForDiarization else { return [] }
+    return try VoiceActivityDetector().speechRanges(in: samples, options: options)
+}
 let scorer = try DiarizationScorer()
 func der(_ result: DiarizationResult, _ reference: [EarshotEval.SpeakerTurn]) -> DiarizationScore {
     let recording = reference.first?.recording ?? "audio"
@@ -80,6 +89,16 @@ func der(_ result: DiarizationResult, _ reference: [EarshotEval.SpeakerTurn]) ->
         })
 }
 func pct(_ x: Double) -> String { String(format: "%5.1f%%", 100 * x) }
+
+if arguments.contains("--only-transcription") {
+    try await transcriptionTimes(cases: cases, embedder: embedder)
+    exit(0)
+}
+
+if arguments.contains("--voiceprints") {
+    try calibrateVoiceprints(cases: cases, embedder: embedder, work: work)
+    exit(0)
+}
 
 if tune {
     for c in cases {
@@ -109,9 +128,9 @@ if tune {
 
 let diarizer = try Diarizer(embedder: embedder)
 print(
-    "| audio | length | Swift DER | (miss / FA / conf) | spk | Swift s/audio-min | Swift DER, no refinement | peer DER (Resemblyzer py + same clustering, no refinement) | peer spk | peer s/audio-min | max 1 − cos |"
+    "| audio | length | Swift DER, Silero VAD | spk | Swift DER, energy VAD | (miss / FA / conf) | spk | Swift s/audio-min | Swift DER, no refinement | peer DER (Resemblyzer py + same clustering, no refinement) | peer spk | peer s/audio-min | max 1 − cos |"
 )
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for c in cases {
     let minutes = Double(c.samples.count) / 16_000 / 60
     let clock = ContinuousClock()
@@ -119,6 +138,8 @@ for c in cases {
     let elapsed = try clock.measure { result = try diarizer.diarize(samples: c.samples) }
     let score = der(result, c.reference)
     let total = score.scoredSpeakerTime
+    let silero = try diarizer.diarize(samples: c.samples, speech: try sileroRegions(c.samples))
+    let sileroCells = "\(pct(der(silero, c.reference).errorRate)) | \(silero.speakerCount)"
     let plain = diarizer.assemble(
         subsegments: diarizer.subsegments(of: c.samples),
         embeddings: try embedder.embed(diarizer.subsegments(of: c.samples).map { c.samples[$0.range] }), segments: [])
@@ -149,8 +170,12 @@ for c in cases {
     }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     print(
-        "| \(c.name) | \(String(format: "%.1f s", minutes * 60)) | \(pct(score.errorRate)) | "
+        "| \(c.name) | \(String(format: "%.1f s", minutes * 60)) | \(sileroCells) | \(pct(score.errorRate)) | "
             + String(format: "%.2f / %.2f / %.2f s", score.missedSpeech, score.falseAlarm, score.speakerConfusion)
             + " of \(String(format: "%.1f", total)) s | \(result.speakerCount) | "
             + String(format: "%.2f", seconds / minutes) + " | \(peerCells) |")
+}
+
+if !arguments.contains("--no-transcription") {
+    try await transcriptionTimes(cases: cases, embedder: embedder)
 }

@@ -28,6 +28,12 @@ public enum APIPath {
     public static let revokeTranscription = "/open/partner/transcriptions/{task_id}/revoke"
     /// `GET` (partner token): a finished transcript as `?format=srt|vtt|txt|json`.
     public static let exportTranscription = "/open/partner/transcriptions/{task_id}/export"
+    /// `PUT` (partner token): rename the speakers of a finished transcript (`{"names": {"Speaker 1": "Alice"}}`).
+    public static let transcriptionSpeakers = "/open/partner/transcriptions/{task_id}/speakers"
+    /// `POST` (partner token with `user_id`, or a user token): enrol a voiceprint from an uploaded file; `GET`: list.
+    public static let voiceprints = "/open/partner/voiceprints"
+    /// `DELETE` (partner token, or the owning user's token): delete a voiceprint.
+    public static let voiceprint = "/open/partner/voiceprints/{voiceprint_id}"
     /// `GET` (partner token): the task's webhook deliveries with every attempt.
     public static let webhookDeliveries = "/open/partner/transcriptions/{task_id}/webhook/deliveries"
     /// `POST` (partner token): deliver the task's final-state webhook again.

@@ -6,12 +6,24 @@ public struct TranscriptionTaskRequest: Codable, Sendable, Hashable {
     /// Speaker labelling.
     public struct Diarization: Codable, Sendable, Hashable {
         public var enabled: Bool
-        /// Expected number of speakers, if known.
+        /// Expected number of speakers, if known (1…32).
         public var speakers: Int?
+        /// Fewest speakers to find (1…32), when the exact number is not known.
+        public var minSpeakers: Int?
+        /// Most speakers to find (1…32).
+        public var maxSpeakers: Int?
 
-        public init(enabled: Bool, speakers: Int? = nil) {
+        public init(enabled: Bool, speakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil) {
             self.enabled = enabled
             self.speakers = speakers
+            self.minSpeakers = minSpeakers
+            self.maxSpeakers = maxSpeakers
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case enabled, speakers
+            case minSpeakers = "min_speakers"
+            case maxSpeakers = "max_speakers"
         }
     }
 

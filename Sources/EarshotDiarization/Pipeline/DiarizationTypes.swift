@@ -95,13 +95,17 @@ public struct DiarizationResult: Sendable, Hashable, Codable {
     public var segments: [DiarizedSegment]
     /// Labels of speakers 1…N.
     public var labels: [String]
+    /// Each speaker's voice: the duration-weighted mean of its sub-segment embeddings, L2-normalised, for speakers
+    /// 1…N (index 0 is speaker 1). Compared with enrolled ``Voiceprint``s to name speakers.
+    public var centroids: [[Float]]
     /// Number of speakers found.
     public var speakerCount: Int { labels.count }
 
     /// Creates a result.
-    public init(turns: [DiarizedTurn], segments: [DiarizedSegment], labels: [String]) {
+    public init(turns: [DiarizedTurn], segments: [DiarizedSegment], labels: [String], centroids: [[Float]] = []) {
         self.turns = turns
         self.segments = segments
         self.labels = labels
+        self.centroids = centroids
     }
 }

@@ -89,8 +89,13 @@ public struct Diarizer: Sendable {
     }
 
     /// Diarizes `samples` (16 kHz mono) and relabels `segments` (may be empty).
-    public func diarize(samples: [Float], segments: [TimedSegment] = []) throws(DiarizationError) -> DiarizationResult {
-        let parts = subsegments(of: samples)
+    ///
+    /// `speech` gives the speech regions (sample ranges, e.g. from the speech engine's Silero detector); nil finds
+    /// them with the built-in energy detector. Regions closer than 0.3 s are joined before cutting sub-segments.
+    public func diarize(
+        samples: [Float], segments: [TimedSegment] = [], speech: [Range<Int>]? = nil
+    ) throws(DiarizationError) -> DiarizationResult {
+        let parts = subsegments(of: samples, speech: speech)
         guard !parts.isEmpty else {
             return DiarizationResult(turns: [], segments: [], labels: [])
         }
@@ -99,14 +104,17 @@ public struct Diarizer: Sendable {
         if configuration.refineBoundaries {
             try refineBoundaries(&refined, cluster: cluster, centroids: centroids, samples: samples)
         }
-        return result(subsegments: refined, cluster: cluster, segments: segments)
+        return result(subsegments: refined, cluster: cluster, centroids: centroids, segments: segments)
     }
 
     /// Step 1–2: speech regions cut into sub-segments of about `subsegmentDuration`.
-    public func subsegments(of samples: [Float]) -> [Subsegment] {
+    ///
+    /// `speech` as in ``diarize(samples:segments:speech:)``; nil uses the energy detector.
+    public func subsegments(of samples: [Float], speech: [Range<Int>]? = nil) -> [Subsegment] {
         let target = configuration.subsegmentDuration * 16_000
         var parts: [Subsegment] = []
-        for region in vad.speechRegions(samples) {
+        let regions = speech.map { Self.bridged($0, gap: Int(vad.minGap * 16_000), count: samples.count) }
+        for region in regions ?? vad.speechRegions(samples) {
             let pieces = max(1, Int((Double(region.count) / target).rounded()))
             for p in 0..<pieces {
                 let lo = region.lowerBound + region.count * p / pieces
@@ -123,8 +131,23 @@ public struct Diarizer: Sendable {
     public func assemble(subsegments parts: [Subsegment], embeddings: [[Float]], segments: [TimedSegment])
         -> DiarizationResult
     {
-        let (parts, cluster, _) = clusters(subsegments: parts, embeddings: embeddings)
-        return result(subsegments: parts, cluster: cluster, segments: segments)
+        let (parts, cluster, centroids) = clusters(subsegments: parts, embeddings: embeddings)
+        return result(subsegments: parts, cluster: cluster, centroids: centroids, segments: segments)
+    }
+
+    /// `regions` clamped to `0..<count`, sorted, with neighbours closer than `gap` samples joined.
+    static func bridged(_ regions: [Range<Int>], gap: Int, count: Int) -> [Range<Int>] {
+        var joined: [Range<Int>] = []
+        for region in regions.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            let clamped = max(0, region.lowerBound)..<min(count, max(region.upperBound, max(0, region.lowerBound)))
+            guard !clamped.isEmpty else { continue }
+            if let last = joined.last, clamped.lowerBound - last.upperBound < gap {
+                joined[joined.count - 1] = last.lowerBound..<max(last.upperBound, clamped.upperBound)
+            } else {
+                joined.append(clamped)
+            }
+        }
+        return joined
     }
 
     /// Clustering: a cluster index per sub-segment and the L2-normalised cluster centroids.
@@ -158,9 +181,9 @@ public struct Diarizer: Sendable {
     }
 
     /// Turns (speakers numbered by first appearance) and relabelled segments.
-    private func result(subsegments parts: [Subsegment], cluster: [Int], segments: [TimedSegment])
-        -> DiarizationResult
-    {
+    private func result(
+        subsegments parts: [Subsegment], cluster: [Int], centroids: [[Float]], segments: [TimedSegment]
+    ) -> DiarizationResult {
         // Speakers numbered by first appearance.
         let order = parts.indices.sorted { parts[$0].range.lowerBound < parts[$1].range.lowerBound }
         var number: [Int: Int] = [:]
@@ -177,9 +200,13 @@ public struct Diarizer: Sendable {
             }
         }
         let labels = (1...max(1, number.count)).map(configuration.label)
+        var speakerCentroids = [[Float]](repeating: [], count: number.count)
+        for (index, speaker) in number where index < centroids.count {
+            speakerCentroids[speaker - 1] = centroids[index]
+        }
         return DiarizationResult(
             turns: turns, segments: WordResegmenter(turns: turns).relabel(segments),
-            labels: number.isEmpty ? [] : labels)
+            labels: number.isEmpty ? [] : labels, centroids: speakerCentroids)
     }
 
     private func dot(_ a: [Float], _ b: [Float]) -> Float {

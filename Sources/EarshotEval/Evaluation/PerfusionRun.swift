@@ -74,10 +74,18 @@ public struct PerfusionRun: Sendable {
             if let format = recognized.audioFormat { formats.insert(format) }
             elapsed += recognized.elapsed
             audioLength += recognized.audio
+            // A reference whose every line is `speaker<TAB>text` is speaker-attributed: it also feeds cpWER.
+            var lines = try ReferenceFiles.readLines(pair.second)
+            var speakers: [SpeakerUtterance]?
+            if !lines.isEmpty, lines.allSatisfy({ $0.contains("\t") }) {
+                let utterances = try ReferenceFiles.speakerUtterances(of: lines.joined(separator: "\n"))
+                speakers = utterances
+                lines = utterances.map(\.text)
+            }
             documents.append(
                 TextEvaluation.Document(
-                    name: pair.name, referenceLines: try ReferenceFiles.readLines(pair.second),
-                    hypothesis: recognized.segments, referenceTurns: turns))
+                    name: pair.name, referenceLines: lines, hypothesis: recognized.segments,
+                    referenceSpeakers: speakers, referenceTurns: turns))
         }
         var conditions = conditions
         if conditions.audioFormat == nil, !formats.isEmpty {

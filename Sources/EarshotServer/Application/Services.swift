@@ -18,6 +18,7 @@ struct Services: Sendable {
     let engines: FileTranscriber
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
     let admission: DecodeAdmission
+    let speakers = SpeakerModels()
     let taskMetrics = TaskMetrics()
     let metadata: any MetadataStore
     let blobs: any BlobStore
@@ -76,7 +77,8 @@ struct Services: Sendable {
     /// The transcription workers and lease reaper (run by `Application.run`).
     var workers: TranscriptionWorkers {
         TranscriptionWorkers(
-            queue: queue, metadata: metadata, blobs: blobs, engines: engines, running: running, metrics: taskMetrics,
+            queue: queue, metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, running: running,
+            metrics: taskMetrics,
             configuration: .init(
                 count: configuration.workers, lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
                 pollInterval: configuration.taskPollInterval))
@@ -101,6 +103,11 @@ struct Services: Sendable {
         ).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
+        VoiceprintRoutes(
+            voiceprints: VoiceprintService(
+                metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions),
+            tokens: tokens
+        ).register(on: api)
         // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
         OpenAIRoutes(
             tokens: tokens, engines: engines, admission: admission, maxFileSize: configuration.openAIMaxFileSize,

@@ -1,4 +1,5 @@
 import EarshotAPI
+import EarshotDiarization
 import EarshotHTTP
 import EarshotModels
 import EarshotStore
@@ -15,6 +16,7 @@ enum ErrorTable {
         // A tier whose model is not installed (or is damaged): the server cannot transcribe until an operator
         // runs `make models`; say so instead of a bare 500.
         case let error as ModelError: .unavailable(error.description)
+        case let error as DiarizationError: map(error)
         default: nil
         }
     }
@@ -46,6 +48,16 @@ enum ErrorTable {
         case .invalidKey, .invalidRange, .invalidArgument: .invalidArgument(error.message)
         case .unavailable, .closed: .unavailable(error.message)
         default: nil  // corrupted, io, database, migration errors: server faults, answered 500 and logged.
+        }
+    }
+
+    /// Speaker attribution and voiceprints: bad audio or options are the caller's; a missing speaker or VAD model is
+    /// the operator's (`make setup`).
+    static func map(_ error: DiarizationError) -> HTTPError? {
+        switch error.code {
+        case .invalidInput, .invalidConfiguration: .invalidArgument(error.message)
+        case .weightsMissing, .weightsInvalid, .speechDetectionFailed: .unavailable(error.message)
+        default: nil
         }
     }
 }

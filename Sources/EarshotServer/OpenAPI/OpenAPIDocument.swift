@@ -39,6 +39,10 @@ enum OpenAPIDocument {
             {
               "name": "openai",
               "description": "OpenAI-compatible audio endpoints (partner token as Bearer; synchronous). Point an OpenAI client's base URL at `<server>/v1`."
+            },
+            {
+              "name": "voiceprints",
+              "description": "Named speakers per user (partner token naming the user, or a user token): enrol from an uploaded file, list, delete."
             }
           ],
           "paths": {
@@ -1157,6 +1161,104 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/open/partner/transcriptions/{task_id}/speakers": {
+              "put": {
+                "tags": [
+                  "transcription"
+                ],
+                "operationId": "renameSpeakers",
+                "summary": "Rename the speakers of a finished transcript",
+                "description": "`names` maps a speaker label as diarization gave it (`Speaker 1`, or an enrolled voiceprint's name) or a name given earlier to a new name (1-64 characters); renaming a speaker to its own label removes the name. Stored with the task and applied to `GET` and every export.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/SpeakerRenameRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The task with the new names in its segments.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/TranscriptionTask"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`): empty `names`, an unknown speaker (the message lists the transcript's speakers), an empty or too long name, two speakers with one name, or a task without diarization.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token may not do this (`FORBIDDEN`): transcription tasks need a partner token.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The task is not SUCCESS (`CONFLICT`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
             "/open/partner/transcriptions/{task_id}/export": {
               "get": {
                 "tags": [
@@ -1542,6 +1644,206 @@ enum OpenAPIDocument {
                   },
                   "429": {
                     "$ref": "#/components/responses/OpenAISaturated"
+                  }
+                }
+              }
+            },
+            "/open/partner/voiceprints": {
+              "post": {
+                "tags": [
+                  "voiceprints"
+                ],
+                "operationId": "enrolVoiceprint",
+                "summary": "Enrol a named speaker from an uploaded recording",
+                "description": "The dominant voice of the file (the first 120 s are used; at least 3 s of one person's speech, 10-30 s is best) becomes the voiceprint of `name` for the user. Later transcription tasks with diarization and that `user_id` call a speaker whose voice matches it (cosine ≥ 0.88 on Resemblyzer vectors) by the name. By convention `Me` is the person wearing the recording device. Enrolling a name again replaces it.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/VoiceprintEnrolmentRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "description": "The voiceprint (its vector never leaves the server).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Voiceprint"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`): missing `user_id` with a partner token, a bad name, a file that is not audio or holds too little speech.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "A user token naming another user (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such file for this caller (`NOT_FOUND`); a user token only sees its own user's files.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "503": {
+                    "description": "The speaker or VAD model is not installed on the server (`UNAVAILABLE`): run `make setup`.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "get": {
+                "tags": [
+                  "voiceprints"
+                ],
+                "operationId": "listVoiceprints",
+                "summary": "List a user's voiceprints",
+                "description": "A user token lists its own user's; a partner token the named `user_id`'s, or every user's without it. Oldest first.",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "user_id",
+                    "in": "query",
+                    "required": false,
+                    "description": "The partner's user.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The voiceprints.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/VoiceprintList"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "A user token naming another user (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/voiceprints/{voiceprint_id}": {
+              "delete": {
+                "tags": [
+                  "voiceprints"
+                ],
+                "operationId": "deleteVoiceprint",
+                "summary": "Delete a voiceprint",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "voiceprint_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The voiceprint id (`vp_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The deleted voiceprint.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/Voiceprint"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such resource for this caller (`NOT_FOUND`); another tenant's ids look exactly like missing ones.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
                   }
                 }
               }
@@ -2121,6 +2423,18 @@ enum OpenAPIDocument {
                         "type": "integer",
                         "minimum": 1,
                         "maximum": 32
+                      },
+                      "min_speakers": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 32,
+                        "description": "Fewest speakers to find."
+                      },
+                      "max_speakers": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 32,
+                        "description": "Most speakers to find."
                       }
                     }
                   },
@@ -2412,6 +2726,93 @@ enum OpenAPIDocument {
                     "type": "array",
                     "items": {
                       "type": "object"
+                    }
+                  }
+                }
+              },
+              "SpeakerRenameRequest": {
+                "type": "object",
+                "required": [
+                  "names"
+                ],
+                "properties": {
+                  "names": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "string"
+                    },
+                    "description": "Speaker label (or current name) → new name.",
+                    "examples": [
+                      {
+                        "Speaker 1": "Alice"
+                      }
+                    ]
+                  }
+                }
+              },
+              "VoiceprintEnrolmentRequest": {
+                "type": "object",
+                "required": [
+                  "name",
+                  "file_id"
+                ],
+                "properties": {
+                  "name": {
+                    "type": "string",
+                    "description": "The speaker's name, 1-64 characters (`Me` for the device wearer)."
+                  },
+                  "file_id": {
+                    "type": "string",
+                    "description": "A FileId or DownloadUrl from complete-upload."
+                  },
+                  "user_id": {
+                    "type": "string",
+                    "description": "Required with a partner token; a user token's own user otherwise."
+                  }
+                }
+              },
+              "Voiceprint": {
+                "type": "object",
+                "required": [
+                  "voiceprint_id",
+                  "user_id",
+                  "name",
+                  "speech_ms",
+                  "file_id",
+                  "created_at_ms"
+                ],
+                "properties": {
+                  "voiceprint_id": {
+                    "type": "string"
+                  },
+                  "user_id": {
+                    "type": "string"
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "speech_ms": {
+                    "type": "integer",
+                    "description": "Milliseconds of the speaker's speech it was made from."
+                  },
+                  "file_id": {
+                    "type": "string"
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "VoiceprintList": {
+                "type": "object",
+                "required": [
+                  "voiceprints"
+                ],
+                "properties": {
+                  "voiceprints": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/Voiceprint"
                     }
                   }
                 }

@@ -1,7 +1,7 @@
 import EarshotAPI
 import EarshotHTTP
 
-/// The transcription task routes (partner token): create, list, get, revoke, export.
+/// The transcription task routes (partner token): create, list, get, revoke, rename speakers, export.
 struct TranscriptionRoutes: Sendable {
     let transcriptions: TranscriptionService
     let tokens: TokenService
@@ -31,6 +31,13 @@ struct TranscriptionRoutes: Sendable {
             let caller = try await tokens.authenticate(request)
             return try .json(
                 try await transcriptions.revoke(for: caller, id: try context.parameters.require("task_id")))
+        }
+        api.put(APIPath.transcriptionSpeakers) { request, context in
+            let caller = try await tokens.authenticate(request)
+            let body = try request.decode(SpeakerRenameRequest.self)
+            return try .json(
+                try await transcriptions.renameSpeakers(
+                    for: caller, id: try context.parameters.require("task_id"), body))
         }
         api.get(APIPath.exportTranscription) { request, context in
             let caller = try await tokens.authenticate(request)

@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotCore
 import EarshotCrypto
+import EarshotDiarization
 import EarshotHTTP
 import EarshotSpeech
 import EarshotStore
@@ -62,8 +63,12 @@ struct TranscriptionService: Sendable {
             throw PlatformError.invalidArgument(
                 "language \"\(language)\" is unknown; use an ISO code such as en, zh, de, or omit it to detect it")
         }
-        if let speakers = request.diarization?.speakers, !(1...32).contains(speakers) {
-            throw PlatformError.invalidArgument("diarization.speakers must be between 1 and 32")
+        if let diarization = request.diarization {
+            do {
+                _ = try Self.attributionOptions(diarization).diarizerConfiguration()
+            } catch {
+                throw PlatformError.invalidArgument("diarization: \(error.message)")
+            }
         }
         if let callback = request.callbackURL {
             guard let url = URL(string: callback), let scheme = url.scheme?.lowercased(),
@@ -120,8 +125,40 @@ struct TranscriptionService: Sendable {
 
     // MARK: Read
 
+    /// Display names of renamed speakers (see ``SpeakerNames``).
+    var speakerNames: SpeakerNames { SpeakerNames(metadata: metadata) }
+
     func task(for caller: Principal, id: String) async throws -> TranscriptionTask {
-        try Self.wire(try await job(for: caller, id: id))
+        let job = try await job(for: caller, id: id)
+        var task = try Self.wire(job)
+        if job.state == .succeeded {
+            let names = try await speakerNames.names(taskID: id)
+            if !names.isEmpty {
+                task.segments = task.segments?.map { segment in
+                    var segment = segment
+                    if let label = segment.speaker, let name = names[label] { segment.speaker = name }
+                    return segment
+                }
+            }
+        }
+        return task
+    }
+
+    // MARK: Speakers
+
+    /// Renames speakers of a finished, diarized transcript (`names`: current label or name → new name) and returns
+    /// the task as `GET` now shows it.
+    func renameSpeakers(for caller: Principal, id: String, _ request: SpeakerRenameRequest) async throws
+        -> TranscriptionTask
+    {
+        try caller.requirePartner("renaming speakers")
+        let job = try await job(for: caller, id: id)
+        guard job.state == .succeeded, let transcript = try Self.transcript(job) else {
+            throw PlatformError.conflict(
+                "task \(id) is \(try Self.wire(job).status.rawValue); speakers can be renamed once it is SUCCESS")
+        }
+        try await speakerNames.rename(taskID: id, transcript: transcript, requested: request.names)
+        return try await task(for: caller, id: id)
     }
 
     func list(
@@ -184,7 +221,8 @@ struct TranscriptionService: Sendable {
             throw PlatformError.conflict(
                 "task \(id) is \(try Self.wire(job).status.rawValue); only SUCCESS tasks can be exported")
         }
-        let body = TranscriptFormatter(format: format, includeWords: false).string(for: transcript)
+        let named = SpeakerNames.apply(try await speakerNames.names(taskID: id), to: transcript)
+        let body = TranscriptFormatter(format: format, includeWords: false).string(for: named)
         return Response(
             status: .ok,
             headers: [
@@ -212,6 +250,12 @@ struct TranscriptionService: Sendable {
             job.kind == Self.kind
         else { throw Self.notFound(id) }
         return job
+    }
+
+    /// The speaker-attribution options a task's `diarization` asks for.
+    static func attributionOptions(_ diarization: TranscriptionTaskRequest.Diarization) -> SpeakerAttribution.Options {
+        SpeakerAttribution.Options(
+            speakers: diarization.speakers, minSpeakers: diarization.minSpeakers, maxSpeakers: diarization.maxSpeakers)
     }
 
     static func notFound(_ id: String) -> PlatformError { .notFound("no transcription task \(id)") }

@@ -1,5 +1,7 @@
+import EarshotAPI
 import EarshotAudio
 import EarshotCore
+import EarshotDiarization
 import EarshotModels
 import EarshotSpeech
 import EarshotStore
@@ -25,6 +27,8 @@ struct TranscriptionWorkers: Sendable {
     let metadata: any MetadataStore
     let blobs: any BlobStore
     let engines: FileTranscriber
+    /// Speaker attribution for tasks that ask for diarization.
+    let speakers: SpeakerModels
     let running: RunningTasks
     let metrics: TaskMetrics
     let configuration: Configuration
@@ -189,6 +193,8 @@ struct TranscriptionWorkers: Sendable {
         var options = tuned
         options.language = payload.language
         options.task = TranscriptionOptions.Task(rawValue: payload.task) ?? .transcribe
+        let diarization = payload.diarization.flatMap { $0.enabled ? $0 : nil }
+        if diarization != nil { options = SpeakerAttribution.prepare(options) }
         for try await event in engine.transcribe(samples: samples, options: options) {
             switch event {
             case .progress(let fraction):
@@ -198,13 +204,31 @@ struct TranscriptionWorkers: Sendable {
                     $0.dirty = true
                 }
             case .completed(let transcript):
-                return transcript
+                guard let diarization else { return transcript }
+                return try await attributeSpeakers(
+                    transcript, samples: samples, diarization: diarization, job: job, payload: payload)
             default:
                 break
             }
         }
         try Task.checkCancellation()
         throw SpeechError(.decodeFailed, "transcription ended without a result")
+    }
+
+    /// Labels the transcript's speakers (split at word level), naming those that match one of the task user's
+    /// voiceprints.
+    private func attributeSpeakers(
+        _ transcript: Transcript, samples: [Float], diarization: TranscriptionTaskRequest.Diarization, job: Job,
+        payload: TranscriptionPayload
+    ) async throws -> Transcript {
+        var options = TranscriptionService.attributionOptions(diarization)
+        if let userID = payload.userID {
+            options.voiceprints = try await VoiceprintService.voiceprints(
+                in: metadata, partnerID: job.tenant, userID: userID)
+        }
+        let attributed = try await speakers.attribution().attribute(transcript, samples: samples, options: options)
+        try Task.checkCancellation()
+        return attributed
     }
 
     /// A failure that retrying cannot fix.
@@ -224,6 +248,9 @@ struct TranscriptionWorkers: Sendable {
                     + "WebM audio")
         case let error as SpeechError where error.code == .invalidAudio || error.code == .invalidOption:
             return .permanent(reason: "\(error)")
+        case let error as DiarizationError where error.code != .cancelled:
+            // Bad options or a missing speaker/VAD model: retrying changes nothing.
+            return .permanent(reason: "speaker diarization failed: \(error.message)")
         default:
             let factor = 1 << min(max(attempt - 1, 0), 10)
             return .retry(reason: "\(error)", delay: retryDelay * factor)

@@ -19,32 +19,9 @@ struct SpeechRegions: Sendable {
     static func detect(
         in samples: [Float], detector: OpaquePointer, options: VoiceActivityOptions
     ) throws(SpeechError) -> SpeechRegions {
-        var parameters = whisper_vad_default_params()
-        parameters.threshold = options.threshold
-        parameters.min_speech_duration_ms = Int32(options.minimumSpeech.milliseconds)
-        parameters.min_silence_duration_ms = Int32(options.minimumSilence.milliseconds)
-        parameters.speech_pad_ms = Int32(options.speechPadding.milliseconds)
-        parameters.samples_overlap = Float(options.overlap.milliseconds) / 1000
-        let found = samples.withUnsafeBufferPointer {
-            whisper_vad_segments_from_samples(detector, parameters, $0.baseAddress, Int32($0.count))
-        }
-        guard let found else {
-            throw SpeechError(.voiceActivityFailed, "the VAD failed on \(samples.count) samples")
-        }
-        defer { whisper_vad_free_segments(found) }
-        let count = Int(whisper_vad_segments_n_segments(found))
+        let ranges = try speechRanges(in: samples, detector: detector, options: options)
         let overlap = options.overlap.milliseconds * 16
         let gap = options.gap.milliseconds * 16
-        var ranges: [Range<Int>] = []
-        for index in 0..<count {
-            // Segment times are in centiseconds.
-            let start = min(
-                samples.count, max(0, Int((whisper_vad_segments_get_segment_t0(found, Int32(index)) * 160).rounded())))
-            let end = min(
-                samples.count,
-                max(start, Int((whisper_vad_segments_get_segment_t1(found, Int32(index)) * 160).rounded())))
-            if end > start { ranges.append(start..<end) }
-        }
         var filtered: [Float] = []
         filtered.reserveCapacity(ranges.reduce(0) { $0 + $1.count + overlap + gap })
         var knots: [(filtered: Int, original: Int)] = []
@@ -63,6 +40,37 @@ struct SpeechRegions: Sendable {
             monotonic.append(knot)
         }
         return SpeechRegions(samples: filtered, timeMap: TimeMap(knots: monotonic), ranges: ranges)
+    }
+
+    /// The detector's speech segments as sample ranges of `samples` (not joined; the audio is not copied).
+    static func speechRanges(
+        in samples: [Float], detector: OpaquePointer, options: VoiceActivityOptions
+    ) throws(SpeechError) -> [Range<Int>] {
+        var parameters = whisper_vad_default_params()
+        parameters.threshold = options.threshold
+        parameters.min_speech_duration_ms = Int32(options.minimumSpeech.milliseconds)
+        parameters.min_silence_duration_ms = Int32(options.minimumSilence.milliseconds)
+        parameters.speech_pad_ms = Int32(options.speechPadding.milliseconds)
+        parameters.samples_overlap = Float(options.overlap.milliseconds) / 1000
+        let found = samples.withUnsafeBufferPointer {
+            whisper_vad_segments_from_samples(detector, parameters, $0.baseAddress, Int32($0.count))
+        }
+        guard let found else {
+            throw SpeechError(.voiceActivityFailed, "the VAD failed on \(samples.count) samples")
+        }
+        defer { whisper_vad_free_segments(found) }
+        let count = Int(whisper_vad_segments_n_segments(found))
+        var ranges: [Range<Int>] = []
+        for index in 0..<count {
+            // Segment times are in centiseconds.
+            let start = min(
+                samples.count, max(0, Int((whisper_vad_segments_get_segment_t0(found, Int32(index)) * 160).rounded())))
+            let end = min(
+                samples.count,
+                max(start, Int((whisper_vad_segments_get_segment_t1(found, Int32(index)) * 160).rounded())))
+            if end > start { ranges.append(start..<end) }
+        }
+        return ranges
     }
 }
 

@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotCore
+import EarshotDiarization
 import EarshotEval
 import EarshotKit
 import EarshotSpeech
@@ -16,7 +17,10 @@ enum EvalCommand: Command {
             run through the same pipeline as 'earshot transcribe': WAVs are checked against the compliance tiers \
             (refused ones are reported with the conversion command). Exits 3 when --max-wer is exceeded and 1 when \
             any file failed. With --server and --token (a partner token) each file is uploaded to that Earshot \
-            server and transcribed by a task there instead of locally. For text-only scoring see 'earshot eval text'.
+            server and transcribed by a task there instead of locally. With --rttm the transcripts are diarized \
+            (as 'earshot transcribe --diarize', or a task with diarization on) and DER is reported, and cpWER when \
+            the references are speaker-attributed ('speaker<TAB>text' lines). For text-only scoring see \
+            'earshot eval text'.
             """,
         options: [
             .init("audio", valueName: "DIR", help: "Directory of audio files."),
@@ -33,12 +37,18 @@ enum EvalCommand: Command {
         let transcriber: FileTranscriber
         let engine: SpeechEngine
         let options: TranscriptionOptions
+        /// Speaker attribution, when reference turns (--rttm) ask for it.
+        let speakers: SpeakerAttribution?
 
         func recognize(_ file: URL) async throws -> RecognizedFile {
             let clock = ContinuousClock()
             let started = clock.now
             let audio = try await transcriber.prepareAudio(file)
-            let transcript = try await engine.transcript(of: audio.samples, options: options)
+            var transcript = try await engine.transcript(
+                of: audio.samples, options: speakers == nil ? options : SpeakerAttribution.prepare(options))
+            if let speakers {
+                transcript = try await speakers.attribute(transcript, samples: audio.samples, options: .init())
+            }
             let info = audio.info
             return RecognizedFile(
                 segments: transcript.segments.map {
@@ -55,6 +65,7 @@ enum EvalCommand: Command {
         let client: EarshotClient
         let model: String
         let language: String
+        let diarize: Bool
 
         func recognize(_ file: URL) async throws -> RecognizedFile {
             let clock = ContinuousClock()
@@ -62,7 +73,9 @@ enum EvalCommand: Command {
             let upload = try await FileUploader(client: client).upload(fileAt: file)
             let tasks = TranscriptionClient(client: client)
             let created = try await tasks.create(
-                TranscriptionTaskRequest(fileURL: upload.downloadURL, model: model, language: language))
+                TranscriptionTaskRequest(
+                    fileURL: upload.downloadURL, model: model, language: language,
+                    diarization: diarize ? .init(enabled: true) : nil))
             let task = try await tasks.wait(for: created.taskID)
             return RecognizedFile(
                 segments: (task.segments ?? []).map {
@@ -94,7 +107,7 @@ enum EvalCommand: Command {
             }
             recognizer = ServerRecognizer(
                 client: EarshotClient(configuration: .init(baseURL: base, token: token)), model: model,
-                language: languageCode)
+                language: languageCode, diarize: arguments.value("rttm") != nil)
             conditions = TestConditions(
                 model: "\(model) on \(server)",
                 settings: ["language": languageCode, "normalisation": language.rawValue],
@@ -104,12 +117,15 @@ enum EvalCommand: Command {
             var options = TranscriptionOptions()
             options.language = languageCode
             let (engine, tuned, resolved) = try await transcriber.engine(for: model, options: options)
-            recognizer = LocalRecognizer(transcriber: transcriber, engine: engine, options: tuned)
+            let speakers =
+                arguments.value("rttm") == nil ? nil : SpeakerAttribution(embedder: try ResemblyzerEmbedder())
+            recognizer = LocalRecognizer(transcriber: transcriber, engine: engine, options: tuned, speakers: speakers)
             conditions = TestConditions(
                 model: "\(model) (\(URL(fileURLWithPath: resolved.path).lastPathComponent))",
                 settings: [
                     "beam size": "\(tuned.beamSize)", "language": languageCode, "temperature": "\(tuned.temperature)",
                     "VAD": tuned.voiceActivity == nil ? "off" : "Silero", "normalisation": language.rawValue,
+                    "diarization": speakers == nil ? "off" : "\(SpeakerAttribution.embedderName), energy VAD regions",
                 ],
                 machine: TestConditions.currentMachine())
         }
@@ -132,6 +148,9 @@ enum EvalCommand: Command {
                 words.substitutions, words.deletions, words.insertions) + "  RTF \(realTime)")
         if let diarization = result.diarization {
             print(String(format: "DER %.4f", diarization.errorRate))
+        }
+        if let permutation = result.permutationWER {
+            print(String(format: "cpWER %.4f", permutation.errorRate))
         }
         for (name, notes) in outcome.warnings.sorted(by: { $0.key < $1.key }) {
             for note in notes { writeError("earshot eval: \(name): warning: \(note)") }

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotDiarization
 import EarshotSpeech
 import Foundation
 
@@ -15,7 +16,10 @@ enum TranscribeCommand: Command {
         discussion: """
             --model takes a tier (asr-fast: greedy, asr-pro: beam 5), a model name from 'earshot models list', or \
             the path of a whisper.cpp ggml file. Without --output the transcript goes to stdout. --jobs files are \
-            decoded at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal.
+            decoded at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal. \
+            --diarize labels speakers (Speaker 1, 2, … in order of first appearance, or --speaker-label's template) \
+            and splits segments where the speaker changes; --voiceprint NAME=FILE enrols a voice from FILE so that a \
+            matching speaker is called NAME (repeatable; by convention "Me" for the device wearer).
             """,
         options: [
             .init(
@@ -30,8 +34,18 @@ enum TranscribeCommand: Command {
             .init("beam-size", valueName: "N", help: "Beam width (overrides the tier; 1 = greedy)."),
             .init("jobs", valueName: "N", help: "Files decoded at once (default 1)."),
             .init("threads", valueName: "N", help: "Compute threads per decode (default: cores / jobs)."),
+            .init("speakers", valueName: "N", help: "With --diarize: the exact number of speakers."),
+            .init("min-speakers", valueName: "N", help: "With --diarize: fewest speakers to find."),
+            .init("max-speakers", valueName: "N", help: "With --diarize: most speakers to find."),
+            .init(
+                "speaker-label", valueName: "TEMPLATE",
+                help: "With --diarize: speaker label, {n} is the number (default \"Speaker {n}\")."),
+            .init(
+                "voiceprint", valueName: "NAME=FILE", help: "With --diarize: name the speaker whose voice FILE holds.",
+                repeatable: true),
         ],
         flags: [
+            .init("diarize", help: "Label speakers (who spoke when), splitting segments at speaker changes."),
             .init("word-timestamps", help: "Per-word times and probabilities (JSON)."),
             .init("no-vad", help: "Decode silence too (not recommended: invites hallucinations)."),
         ],
@@ -47,6 +61,20 @@ enum TranscribeCommand: Command {
             configuration: .init(concurrentDecodes: plan.jobs, threadsPerDecode: plan.threads))
         let (engine, options, _) = try await transcriber.engine(for: plan.model, options: plan.options)
         let progress = ProgressLine(enabled: isatty(2) != 0, files: plan.files.count)
+        // Speaker attribution: the model is loaded once; voiceprints are enrolled before any file is transcribed.
+        let speakers: (attribution: SpeakerAttribution, options: SpeakerAttribution.Options)?
+        if var attributionOptions = plan.diarization {
+            let attribution = SpeakerAttribution(embedder: try ResemblyzerEmbedder())
+            for (name, file) in plan.voiceprints {
+                let audio = try await transcriber.prepareAudio(URL(fileURLWithPath: file))
+                attributionOptions.voiceprints.append(
+                    try await attribution.voiceprint(named: name, samples: audio.samples))
+            }
+            speakers = (attribution, attributionOptions)
+        } else {
+            speakers = nil
+        }
+        let decodeOptions = speakers == nil ? options : SpeakerAttribution.prepare(options)
 
         var failures = 0
         try await withThrowingTaskGroup(of: (Int, Result<Transcript, any Error>).self) { group in
@@ -63,12 +91,16 @@ enum TranscribeCommand: Command {
                             writeError("earshot transcribe: \(file): warning: \(warning)")
                         }
                         var transcript: Transcript?
-                        for try await event in engine.transcribe(samples: audio.samples, options: options) {
+                        for try await event in engine.transcribe(samples: audio.samples, options: decodeOptions) {
                             switch event {
                             case .progress(let fraction): progress.update(index, fraction)
                             case .completed(let result): transcript = result
                             default: break
                             }
+                        }
+                        if let speakers, let words = transcript {
+                            transcript = try await speakers.attribution.attribute(
+                                words, samples: audio.samples, options: speakers.options)
                         }
                         progress.update(index, 1)
                         return (index, .success(transcript!))
@@ -108,6 +140,10 @@ enum TranscribeCommand: Command {
         var outputDirectory: String?
         var jobs: Int
         var threads: Int
+        /// Speaker attribution settings when --diarize is given.
+        var diarization: SpeakerAttribution.Options?
+        /// --voiceprint NAME=FILE pairs.
+        var voiceprints: [(name: String, file: String)] = []
 
         init(_ arguments: ParsedArguments) throws {
             let command = "earshot transcribe"
@@ -147,6 +183,33 @@ enum TranscribeCommand: Command {
             }
             if let beam = try positive("beam-size") { options.beamSize = beam }
             jobs = min(try positive("jobs") ?? 1, max(1, files.count))
+            let speakerOptions = ["speakers", "min-speakers", "max-speakers", "speaker-label"]
+            if arguments.flag("diarize") {
+                var diarization = SpeakerAttribution.Options(
+                    speakers: try positive("speakers"), minSpeakers: try positive("min-speakers"),
+                    maxSpeakers: try positive("max-speakers"), keepWords: options.wordTimestamps)
+                if let label = arguments.value("speaker-label") { diarization.labelTemplate = label }
+                do {
+                    _ = try diarization.diarizerConfiguration()
+                } catch {
+                    throw ArgumentError(command: command, error.message.replacingOccurrences(of: "_", with: "-"))
+                }
+                self.diarization = diarization
+                for pair in arguments.values("voiceprint") {
+                    guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex,
+                        pair.index(after: equals) != pair.endIndex
+                    else {
+                        throw ArgumentError(command: command, "--voiceprint must be NAME=FILE, not '\(pair)'")
+                    }
+                    let name = String(pair[..<equals]), file = String(pair[pair.index(after: equals)...])
+                    guard FileManager.default.fileExists(atPath: file) else {
+                        throw ArgumentError(command: command, "--voiceprint \(name): no such file '\(file)'")
+                    }
+                    voiceprints.append((name, file))
+                }
+            } else if let given = (speakerOptions + ["voiceprint"]).first(where: { !arguments.values($0).isEmpty }) {
+                throw ArgumentError(command: command, "--\(given) needs --diarize")
+            }
             threads = try positive("threads") ?? max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
         }
 
