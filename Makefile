@@ -15,12 +15,13 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr
+.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-notes
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
 	@scripts/setup $(SETUP_FLAGS)
 	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-diarization
+	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-llm
 
 ## Report what setup would install, without installing anything.
 setup-check:
@@ -67,3 +68,7 @@ bench-asr: setup
 	Benchmarks/asr/setup-peers
 	swift build -c release --product earshot-bench-asr $(SWIFT_FLAGS)
 	Benchmarks/asr/run
+
+## Notes benchmark: summary time per transcript minute, built-in llama-server + SmolLM2 vs the extractive summary.
+bench-notes: setup
+	Benchmarks/notes/run
