@@ -118,7 +118,7 @@ targets += [
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotSpeech", "EarshotTestSupport",
+            "EarshotSpeech", "EarshotNotes", "EarshotTestSupport",
         ],
         swiftSettings: swiftSettings),
 ]
