@@ -27,35 +27,27 @@ struct BuiltInModelTests {
             #expect(summary.model == "SmolLM2-135M-Instruct.Q4_1")
         } else {
             #expect(summary.method == .extractive)
-            #expect(summary.warnings.contains { $0.contains("SmolLM2-135M-Instruct.Q4_1 failed") })
+            // A fallback must come from the model's answer failing validation, not from an unreachable server.
+            let reason = try #require(summary.warnings.first { $0.contains("SmolLM2-135M-Instruct.Q4_1 failed") })
+            #expect(!reason.contains("not running") && !reason.contains("cannot reach"))
         }
         #expect((12...800).contains(summary.abstract.count))
+        #expect(summary.language == "en")
         #expect((1...8).contains(summary.keyPoints.count))
         #expect(summary.actionItems.count <= 6)
         let end = segments.last!.endMs
         for point in summary.keyPoints + summary.actionItems {
-            #expect(!point.text.isEmpty && point.text.count <= 300)
+            #expect(!point.text.isEmpty && point.text.count <= 280)
             #expect(0 <= point.startMs && point.startMs <= point.endMs && point.endMs <= end)
             #expect(segments.contains { $0.startMs == point.startMs } && segments.contains { $0.endMs == point.endMs })
         }
     }
 
-    @Test("The map step of the model itself returns validated points (no fallback)")
-    func mapStep() async throws {
-        let segments = Transcripts.meeting
-        let summarizer = ModelSummarizer(model: BuiltInModel.shared, maximumKeyPoints: 6, maximumActionItems: 5)
-        let partial = try await summarizer.summarizeChunk(segments, range: 0..<segments.count, language: "en")
-        #expect(!partial.keyPoints.isEmpty)
-        for point in partial.keyPoints {
-            #expect(point.startMs >= 0 && point.endMs <= segments.last!.endMs)
-        }
-    }
-
     @Test("A long transcript is summarised map-reduce over chunks that fit the context")
     func mapReduce() async throws {
-        // 1 h of meeting: the 14 lines repeated with shifted times, far more than 4096 tokens.
+        // The meeting twice over (shifted times) against a 1,200-token context: several chunks, few tokens.
         var segments: [NoteSegment] = []
-        for round in 0..<12 {
+        for round in 0..<2 {
             for segment in Transcripts.meeting {
                 var copy = segment
                 copy.startMs += round * 70_000
@@ -63,12 +55,13 @@ struct BuiltInModelTests {
                 segments.append(copy)
             }
         }
-        let summarizer = ModelSummarizer(model: BuiltInModel.shared, maximumKeyPoints: 6, maximumActionItems: 5)
+        let model = SmallContext(base: BuiltInModel.shared, contextTokens: 1200)
+        let summarizer = ModelSummarizer(model: model, maximumKeyPoints: 6, maximumActionItems: 5)
         let chunks = summarizer.chunks(segments)
         #expect(chunks.count >= 2)
         #expect(chunks.first?.lowerBound == 0 && chunks.last?.upperBound == segments.count)
         for (a, b) in zip(chunks, chunks.dropFirst()) { #expect(a.upperBound == b.lowerBound) }
-        let summary = try await NoteProcessor(model: BuiltInModel.shared).summarize(segments, language: "en")
+        let summary = try await NoteProcessor(model: model).summarize(segments, language: "en")
         let end = segments.last!.endMs
         for point in summary.keyPoints + summary.actionItems {
             #expect(0 <= point.startMs && point.startMs <= point.endMs && point.endMs <= end)
@@ -82,7 +75,7 @@ struct BuiltInModelTests {
         "Translation keeps one segment per source segment with times and speakers, and flags the wrong language",
         arguments: ["fr", "ja"])
     func translation(target: String) async throws {
-        let segments = Array(Transcripts.meeting.prefix(6))
+        let segments = Array(Transcripts.meeting.prefix(3))
         let translation = try await NoteProcessor(model: BuiltInModel.shared).translate(
             segments, from: "en", to: target)
         #expect(translation.targetLanguage == target)
@@ -166,4 +159,12 @@ struct ManagedLlamaServerTests {
         #expect(summary.warnings.contains { $0.contains("cannot reach the language model") })
         #expect(!summary.keyPoints.isEmpty)
     }
+}
+
+/// The real model with a smaller context budget, so prompts are chunked sooner (the server's context is larger).
+struct SmallContext: LanguageModel {
+    let base: any LanguageModel
+    let contextTokens: Int
+    var name: String { base.name }
+    func complete(_ request: ChatRequest) async throws -> String { try await base.complete(request) }
 }

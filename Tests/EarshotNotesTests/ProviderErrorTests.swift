@@ -133,12 +133,14 @@ struct ProviderErrorTests {
         #expect(summary.warnings.contains { $0.contains("language model m failed") && $0.contains("not JSON") })
     }
 
-    @Test("A summary whose points cite lines outside the transcript falls back")
-    func outOfRangeLinesFallBack() async throws {
+    @Test(
+        "A summary whose points cite lines outside the transcript, or nearly all of it, falls back",
+        arguments: ["[40, 99]", "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]"])
+    func unusableLinesFallBack(lines: String) async throws {
         let router = Router()
         router.post("/v1/chat/completions") { _, _ in
             let answer = #"{"abstract": "The team reviewed the launch of new headphones.", "key_points": "#
-                + #"[{"text": "Launch in March.", "lines": [40, 99]}], "action_items": []}"#
+                + #"[{"text": "Launch in March.", "lines": "# + lines + #"}], "action_items": []}"#
             return .text(completion(answer), contentType: "application/json")
         }
         let summary = try await withProvider(router) { base in

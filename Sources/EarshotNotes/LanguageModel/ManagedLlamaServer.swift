@@ -12,7 +12,8 @@ import Foundation
 /// ``complete(_:)`` call (nothing runs until something is summarised or translated), waits until `/health`
 /// answers 200, restarts it if it dies, and stops it (SIGTERM, then SIGKILL) when its task is cancelled.
 ///
-/// ``complete(_:)`` needs ``run()`` to be active in some task; it waits while the server starts (bounded by
+/// ``complete(_:)`` needs ``run()`` to be active in some task (it waits up to 2 s for a `run()` task that is about
+/// to start, then fails with `unavailable`); it waits while the server starts (bounded by
 /// ``Configuration/startupTimeout``) and retries once on a connection failure, which covers a restart. When the
 /// child cannot start (missing binary or model, three failed starts in a row) waiting callers get `unavailable`
 /// with the child's last output, and the next call tries again.
@@ -136,6 +137,12 @@ public actor ManagedLlamaServer: LanguageModel {
 
     /// The base URL of the healthy child, starting it if needed.
     func endpoint() async throws -> URL {
+        if !supervising {
+            // run() may be in a task that has not been scheduled yet: give it a moment before refusing.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(2)
+            while !supervising, clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
         guard supervising else {
             throw NotesError(
                 .unavailable, "the managed llama-server is not running (ManagedLlamaServer.run() is not active)")
@@ -154,6 +161,8 @@ public actor ManagedLlamaServer: LanguageModel {
         while child.exitStatus == nil, clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
+        // Make the next endpoint() wait for the supervisor's restart rather than hand out the dead port again.
+        if child.exitStatus != nil, case .ready(let still, _) = phase, still == url { phase = .starting }
     }
 
     private func failWaiters(_ error: NotesError) {
@@ -172,6 +181,8 @@ public actor ManagedLlamaServer: LanguageModel {
             let started: (URL, ChildProcess)
             do {
                 started = try await start()
+            } catch is CancellationError {
+                return
             } catch {
                 failedStarts += 1
                 let notesError = error as? NotesError ?? NotesError(.unavailable, "\(error)")

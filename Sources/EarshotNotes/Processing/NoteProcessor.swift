@@ -64,10 +64,13 @@ public struct NoteProcessor: NoteProcessing {
             maximumActionItems: configuration.extractive.maximumActionItems)
         do {
             return try await summarizer.summarize(segments, language: language)
-        } catch let error as NotesError {
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
             try Task.checkCancellation()
+            let reason = (error as? NotesError)?.message ?? "\(error)"
             var summary = extractive.summarize(segments, language: language)
-            summary.warnings.append("the language model \(model.name) failed (\(error.message)): extractive summary")
+            summary.warnings.append("the language model \(model.name) failed (\(reason)): extractive summary")
             return summary
         }
     }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Map: each chunk of numbered transcript lines gets one request for `{abstract, key_points, action_items}` JSON,
 /// where every point names the line numbers it comes from (constrained by a JSON schema where the provider
-/// supports it). Points whose lines fall outside the chunk are dropped, and a chunk with no valid point, an empty
+/// supports it). Points whose lines fall outside the chunk, or that cite most of it, are dropped, and a chunk with no valid point, an empty
 /// or degenerate abstract, or an abstract in the wrong language fails the whole summary (the caller then falls
 /// back to the extractive one). Reduce: with several chunks, one more request writes the abstract from the chunk
 /// abstracts (in rounds, when those do not fit at once); key points are kept per chunk in transcript order.
@@ -13,7 +13,7 @@ struct ModelSummarizer: Sendable {
     let maximumKeyPoints: Int
     let maximumActionItems: Int
     /// Answer budget per request, in tokens.
-    let answerTokens = 640
+    let answerTokens = 400
     /// Instructions and JSON framing per request, in tokens.
     let promptOverhead = 400
 
@@ -130,13 +130,17 @@ struct ModelSummarizer: Sendable {
             var seen = Set<String>()
             return (raw ?? []).compactMap { point in
                 let text = (point.text ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-                let lines = (point.lines ?? []).compactMap(\.value).filter { range.contains($0 - 1) }
-                guard text.count >= 3, !lines.isEmpty, !Self.isDegenerate(text), seen.insert(text).inserted else {
+                let lines = Set((point.lines ?? []).compactMap(\.value).filter { range.contains($0 - 1) })
+                // A "point" citing most of a chunk says nothing about where it came from (a small model's habit
+                // is to list every line).
+                let tooBroad = range.count >= 4 && lines.count > range.count / 2
+                guard text.count >= 3, !lines.isEmpty, !tooBroad, !Self.isDegenerate(text), seen.insert(text).inserted
+                else {
                     return nil
                 }
                 let covered = lines.map { segments[$0 - 1] }
                 return NotePoint(
-                    text: ExtractiveSummarizer.truncate(text, to: 300), startMs: covered.map(\.startMs).min()!,
+                    text: ExtractiveSummarizer.truncate(text, to: 200), startMs: covered.map(\.startMs).min()!,
                     endMs: covered.map(\.endMs).max()!)
             }
         }
@@ -223,21 +227,21 @@ struct ModelSummarizer: Sendable {
     }
 
     static let pointSchema = """
-        {"type": "object", "properties": {"text": {"type": "string", "maxLength": 300},
+        {"type": "object", "properties": {"text": {"type": "string", "maxLength": 200},
          "lines": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 8}},
          "required": ["text", "lines"], "additionalProperties": false}
         """
 
     static let mapSchema = """
         {"type": "object", "properties": {
-          "abstract": {"type": "string", "maxLength": 800},
-          "key_points": {"type": "array", "items": \(pointSchema), "maxItems": 8},
-          "action_items": {"type": "array", "items": \(pointSchema), "maxItems": 6}},
+          "abstract": {"type": "string", "maxLength": 400},
+          "key_points": {"type": "array", "items": \(pointSchema), "maxItems": 6},
+          "action_items": {"type": "array", "items": \(pointSchema), "maxItems": 4}},
          "required": ["abstract", "key_points", "action_items"], "additionalProperties": false}
         """
 
     static let reduceSchema = """
-        {"type": "object", "properties": {"abstract": {"type": "string", "maxLength": 800}},
+        {"type": "object", "properties": {"abstract": {"type": "string", "maxLength": 400}},
          "required": ["abstract"], "additionalProperties": false}
         """
 }

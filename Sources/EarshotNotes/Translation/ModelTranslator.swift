@@ -83,7 +83,9 @@ struct ModelTranslator: Sendable {
                     Answer {"translations": [{"n": line number, "text": the \(targetName) translation}, ...]} with \
                     exactly \(texts.count) items, in order.
                     """),
-            ], maxTokens: answerTokens, jsonSchema: Self.batchSchema(count: texts.count))
+            ],
+            maxTokens: min(answerTokens, texts.reduce(32) { $0 + TokenEstimate.of($1) * 3 + 16 }),
+            jsonSchema: Self.batchSchema(count: texts.count, maximumLength: texts.map(\.count).max()! * 4 + 60))
         let answer = try ModelJSON.decode(
             BatchAnswer.self, from: try await model.complete(request), what: "translation answer")
         let items = answer.translations ?? []
@@ -177,10 +179,11 @@ struct ModelTranslator: Sendable {
             warnings: warnings)
     }
 
-    static func batchSchema(count: Int) -> String {
+    static func batchSchema(count: Int, maximumLength: Int) -> String {
         """
         {"type": "object", "properties": {"translations": {"type": "array", "minItems": \(count), "maxItems": \(count),
-          "items": {"type": "object", "properties": {"n": {"type": "integer"}, "text": {"type": "string"}},
+          "items": {"type": "object", "properties": {"n": {"type": "integer"},
+                                                      "text": {"type": "string", "maxLength": \(maximumLength)}},
                     "required": ["n", "text"], "additionalProperties": false}}},
          "required": ["translations"], "additionalProperties": false}
         """
