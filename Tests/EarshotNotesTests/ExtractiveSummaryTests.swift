@@ -21,7 +21,8 @@ struct ExtractiveSummaryTests {
         #expect((3...6).contains(summary.keyPoints.count))
         #expect(!summary.abstract.isEmpty && summary.abstract.count <= 600)
         for point in summary.keyPoints + summary.actionItems {
-            #expect(segments.contains { $0.text == point.text && $0.startMs == point.startMs && $0.endMs == point.endMs })
+            #expect(
+                segments.contains { $0.text == point.text && $0.startMs == point.startMs && $0.endMs == point.endMs })
         }
         #expect(summary.keyPoints.map(\.startMs) == summary.keyPoints.map(\.startMs).sorted())
         // The commitments are found; the one-word acknowledgement is not a point.

@@ -8,19 +8,34 @@ import Synchronization
 enum Transcripts {
     static let meeting: [NoteSegment] = [
         line(0, 4200, "Anna", "Good morning everyone, let's review the launch plan for the new headphones."),
-        line(4200, 9800, "Anna", "The factory confirmed that the first ten thousand units ship on the fourteenth of March."),
-        line(9800, 15100, "Ben", "The battery tests are finished and the headphones last thirty two hours on one charge."),
-        line(15100, 20400, "Ben", "We found one problem: the charging case gets warm when it charges faster than fifteen watts."),
+        line(
+            4200, 9800, "Anna",
+            "The factory confirmed that the first ten thousand units ship on the fourteenth of March."),
+        line(
+            9800, 15100, "Ben", "The battery tests are finished and the headphones last thirty two hours on one charge."
+        ),
+        line(
+            15100, 20400, "Ben",
+            "We found one problem: the charging case gets warm when it charges faster than fifteen watts."),
         line(20400, 25900, "Anna", "Then we limit fast charging to fifteen watts in the launch firmware."),
         line(25900, 30100, "Ben", "I will update the firmware and send a new build to the factory by Friday."),
-        line(30100, 36300, "Chloe", "Marketing wants the price at one hundred and forty nine dollars, with a launch discount in the first week."),
+        line(
+            30100, 36300, "Chloe",
+            "Marketing wants the price at one hundred and forty nine dollars, with a launch discount in the first week."
+        ),
         line(36300, 41000, "Chloe", "The product page and the launch video are ready for review."),
-        line(41000, 46800, "Anna", "Good. The retail partners need the final price and the photos before the end of the month."),
+        line(
+            41000, 46800, "Anna",
+            "Good. The retail partners need the final price and the photos before the end of the month."),
         line(46800, 51200, "Chloe", "I will send the price sheet and the photos to the retail partners on Monday."),
-        line(51200, 56900, "Ben", "Support should get a short guide about the charging limit, so customers are not surprised."),
+        line(
+            51200, 56900, "Ben",
+            "Support should get a short guide about the charging limit, so customers are not surprised."),
         line(56900, 61300, "Anna", "Agreed. Chloe, please write that guide with the support team next week."),
         line(61300, 64000, "Chloe", "Okay, will do."),
-        line(64000, 69500, "Anna", "To sum up: firmware by Friday, prices and photos on Monday, and the support guide next week."),
+        line(
+            64000, 69500, "Anna",
+            "To sum up: firmware by Friday, prices and photos on Monday, and the support guide next week."),
     ]
 
     static let chineseMeeting: [NoteSegment] = [
@@ -42,7 +57,8 @@ enum Transcripts {
 /// The built-in model installed by scripts/setup-llm (make setup), shared by the suites that need it.
 enum BuiltInModel {
     static var configuration: ManagedLlamaServer.Configuration {
-        let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let home =
+            ProcessInfo.processInfo.environment["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? NSHomeDirectory() + "/.cache/earshot"
         var configuration = ManagedLlamaServer.Configuration.installed(home: home)
         configuration.startupTimeout = .seconds(180)

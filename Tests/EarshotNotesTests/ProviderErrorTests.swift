@@ -63,7 +63,9 @@ struct ProviderErrorTests {
             #expect(notJSON?.message.contains("<html>gateway") == true)
             let noChoice = await #expect(throws: NotesError.self) {
                 try await ChatCompletionsClient(
-                    configuration: .init(baseURL: URL(string: base.absoluteString.replacingOccurrences(of: "/v1", with: "/v2/v1"))!, model: "m")
+                    configuration: .init(
+                        baseURL: URL(string: base.absoluteString.replacingOccurrences(of: "/v1", with: "/v2/v1"))!,
+                        model: "m")
                 ).complete(ChatRequest(messages: [.user("Hi")], maxTokens: 8))
             }
             #expect(noChoice?.code == .invalidResponse)
@@ -139,7 +141,8 @@ struct ProviderErrorTests {
     func unusableLinesFallBack(lines: String) async throws {
         let router = Router()
         router.post("/v1/chat/completions") { _, _ in
-            let answer = #"{"abstract": "The team reviewed the launch of new headphones.", "key_points": "#
+            let answer =
+                #"{"abstract": "The team reviewed the launch of new headphones.", "key_points": "#
                 + #"[{"text": "Launch in March.", "lines": "# + lines + #"}], "action_items": []}"#
             return .text(completion(answer), contentType: "application/json")
         }
@@ -151,11 +154,28 @@ struct ProviderErrorTests {
         #expect(summary.warnings.contains { $0.contains("no key point") })
     }
 
+    @Test("A summary that cites real lines but invents its content falls back")
+    func inventedContentFallsBack() async throws {
+        let router = Router()
+        router.post("/v1/chat/completions") { _, _ in
+            let answer = #"{"abstract": "The new policy has been met with widespread criticism from voters.", "#
+                + #""key_points": [{"text": "Critics oppose the policy.", "lines": [3]}], "action_items": []}"#
+            return .text(completion(answer), contentType: "application/json")
+        }
+        let summary = try await withProvider(router) { base in
+            let processor = NoteProcessor(model: ChatCompletionsClient(configuration: .init(baseURL: base, model: "m")))
+            return try await processor.summarize(Transcripts.meeting, language: "en")
+        }
+        #expect(summary.method == .extractive)
+        #expect(summary.warnings.contains { $0.contains("not in the transcript") })
+    }
+
     @Test("A valid model answer leads, with spans taken from the cited lines")
     func validAnswerLeads() async throws {
         let router = Router()
         router.post("/v1/chat/completions") { _, _ in
-            let answer = #"{"abstract": "The team planned the March launch of new headphones.", "key_points": "#
+            let answer =
+                #"{"abstract": "The team planned the March launch of new headphones.", "key_points": "#
                 + #"[{"text": "Units ship on 14 March.", "lines": [2]}, {"text": "Fast charging is capped.", "#
                 + #""lines": ["4", 5]}], "action_items": [{"text": "Ben updates the firmware by Friday.", "lines": [6]}]}"#
             return .text(completion("```json\n" + answer + "\n```"), contentType: "application/json")
@@ -168,6 +188,9 @@ struct ProviderErrorTests {
         #expect(summary.model == "m")
         #expect(summary.keyPoints.map(\.startMs) == [4200, 15100])
         #expect(summary.keyPoints.map(\.endMs) == [9800, 25900])
-        #expect(summary.actionItems == [NotePoint(text: "Ben updates the firmware by Friday.", startMs: 25900, endMs: 30100)])
+        #expect(
+            summary.actionItems == [
+                NotePoint(text: "Ben updates the firmware by Friday.", startMs: 25900, endMs: 30100)
+            ])
     }
 }

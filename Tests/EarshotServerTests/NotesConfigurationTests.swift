@@ -28,7 +28,10 @@ import Testing
 
     @Test func aBaseURLSelectsAnOpenAICompatibleProviderAndTheModelLeads() throws {
         let config = try load(
-            ["--llm-base-url", "http://10.0.0.5:8000/v1/", "--llm-model", "qwen2.5-7b-instruct", "--llm-timeout", "90s"],
+            [
+                "--llm-base-url", "http://10.0.0.5:8000/v1/", "--llm-model", "qwen2.5-7b-instruct", "--llm-timeout",
+                "90s",
+            ],
             environment: ["EARSHOT_LLM_API_KEY": "sk-local"])
         #expect(config.llmBaseURL == "http://10.0.0.5:8000/v1")
         let (processor, managed) = config.makeNotes()
@@ -48,7 +51,8 @@ import Testing
     @Test func badValuesAreReportedTogether() {
         #expect {
             try load([
-                "--llm-base-url", "ftp://x", "--llm-managed", "maybe", "--summary-method", "best", "--llm-context", "10",
+                "--llm-base-url", "ftp://x", "--llm-managed", "maybe", "--summary-method", "best", "--llm-context",
+                "10",
             ])
         } throws: { error in
             let settings = (error as? ConfigurationError)?.issues.map(\.setting) ?? []

@@ -74,6 +74,11 @@ struct Quality {
     }
 }
 
+/// One line to stdout, unbuffered (progress shows while the slow model runs).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func value(_ flag: String, in arguments: [String]) -> String? {
     arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
@@ -108,14 +113,14 @@ try await withThrowingTaskGroup(of: Void.self) { group in
     // Start the server outside the measurement (earshot serve keeps it running after the first use).
     let warmup = clock.now
     _ = try await server.complete(ChatRequest(messages: [.user("Hello")], maxTokens: 4))
-    print("llama-server start + first answer: \(String(format: "%.1f", (clock.now - warmup).seconds)) s\n")
+    emit("llama-server start + first answer: \(String(format: "%.1f", (clock.now - warmup).seconds)) s\n")
 
     let methods: [(String, NoteProcessor)] = [
         ("SmolLM2-135M (llm)", NoteProcessor(model: server, configuration: .init(summaryMethod: .languageModel))),
         ("extractive", NoteProcessor(model: nil)),
     ]
-    print("| transcript | minutes | method | result | s / summary | s / transcript min | coverage | support | copied |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    emit("| transcript | minutes | method | result | s / summary | s / transcript min | coverage | support | copied |")
+    emit("|---|---|---|---|---|---|---|---|---|")
     for transcript in transcripts {
         for (label, processor) in methods {
             var times: [Double] = []
@@ -128,13 +133,13 @@ try await withThrowingTaskGroup(of: Void.self) { group in
             let median = times.sorted()[times.count / 2]
             let quality = Quality(summary!, transcript.segments)
             let result = summary!.method == .languageModel ? "llm" : (label == "extractive" ? "extractive" : "fallback")
-            print(
+            emit(
                 "| \(transcript.name) | \(String(format: "%.2f", transcript.minutes)) | \(label) | \(result) "
                     + "| \(String(format: "%.3f", median)) | \(String(format: "%.3f", median / transcript.minutes)) "
                     + "| \(String(format: "%.2f", quality.coverage)) | \(String(format: "%.2f", quality.support)) "
                     + "| \(String(format: "%.2f", quality.copied)) |")
             if label != "extractive", let summary, ProcessInfo.processInfo.environment["BENCH_NOTES_SHOW"] != nil {
-                print("<!-- \(summary.abstract) | \(summary.keyPoints.map(\.text)) | \(summary.warnings) -->")
+                emit("<!-- \(summary.abstract) | \(summary.keyPoints.map(\.text)) | \(summary.warnings) -->")
             }
         }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -68,17 +69,8 @@ public struct ChatCompletionsClient: LanguageModel {
         }
         urlRequest.httpBody = try body(for: request)
 
-        let timeout = configuration.timeout
-        let prepared = urlRequest
-        let (data, response) = try await withThrowingTaskGroup(of: (Data, URLResponse).self) { group in
-            group.addTask { try await send(prepared, to: url) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw NotesError(.timeout, "\(url.absoluteString) did not answer within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
+        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
+        let (data, response) = try await Self.send(urlRequest, session: session, timeout: configuration.timeout)
         guard let http = response as? HTTPURLResponse else {
             throw NotesError(.invalidResponse, "\(url.absoluteString) did not answer over HTTP")
         }
@@ -96,27 +88,51 @@ public struct ChatCompletionsClient: LanguageModel {
         return try Self.content(of: data, from: url)
     }
 
-    private func send(_ request: URLRequest, to url: URL) async throws -> (Data, URLResponse) {
-        do {
-            return try await session.data(for: request)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as URLError {
-            if Task.isCancelled { throw CancellationError() }
-            switch error.code {
-            case .timedOut:
-                throw NotesError(
-                    .timeout, "\(url.absoluteString) did not answer within \(configuration.timeout)",
-                    underlying: error)
-            case .cancelled:
-                throw CancellationError()
-            default:
-                throw NotesError(
-                    .unavailable,
-                    "cannot reach the language model at \(url.absoluteString) (\(error.localizedDescription)); "
-                        + "check llm-base-url or start the provider",
-                    underlying: error)
+    /// One exchange with a hard deadline. The completion-handler API is used, and the data task cancelled on
+    /// timeout or task cancellation, because the async `data(for:)` of FoundationNetworking can outlive both (seen
+    /// stuck on a connection the server had closed).
+    static func send(_ request: URLRequest, session: URLSession, timeout: Duration) async throws -> (Data, URLResponse) {
+        let url = request.url!
+        let exchange = Exchange()
+        let task = session.dataTask(with: request) { data, response, error in
+            if let error {
+                exchange.finish(.failure(Self.mapped(error, url: url, timeout: timeout)))
+            } else if let response {
+                exchange.finish(.success((data ?? Data(), response)))
+            } else {
+                exchange.finish(.failure(NotesError(.invalidResponse, "\(url.absoluteString) sent no response")))
             }
+        }
+        let handle = TaskHandle(task)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(continuation)
+                handle.task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
+                    let error = NotesError(.timeout, "\(url.absoluteString) did not answer within \(timeout)")
+                    if exchange.finish(.failure(error)) { handle.task.cancel() }
+                }
+            }
+        } onCancel: {
+            if exchange.finish(.failure(CancellationError())) { handle.task.cancel() }
+        }
+    }
+
+    private static func mapped(_ error: any Error, url: URL, timeout: Duration) -> any Error {
+        guard let error = error as? URLError else {
+            return NotesError(.unavailable, "cannot reach the language model at \(url.absoluteString): \(error)")
+        }
+        switch error.code {
+        case .timedOut:
+            return NotesError(.timeout, "\(url.absoluteString) did not answer within \(timeout)", underlying: error)
+        case .cancelled:
+            return CancellationError()
+        default:
+            return NotesError(
+                .unavailable,
+                "cannot reach the language model at \(url.absoluteString) (\(error.localizedDescription)); "
+                    + "check llm-base-url or start the provider",
+                underlying: error)
         }
     }
 
@@ -172,6 +188,50 @@ public struct ChatCompletionsClient: LanguageModel {
         let text = String(decoding: data.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "(empty body)" : text
     }
+}
+
+/// The continuation of one exchange, resumed exactly once by whichever comes first: the answer, the deadline or
+/// cancellation.
+private final class Exchange: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+        var early: Result<(Data, URLResponse), any Error>?
+        var finished = false
+    }
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
+        let early = state.withLock { state -> Result<(Data, URLResponse), any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    /// Resumes with `result` unless something already did; true if this call finished the exchange.
+    @discardableResult
+    func finish(_ result: Result<(Data, URLResponse), any Error>) -> Bool {
+        let continuation = state.withLock { state -> CheckedContinuation<(Data, URLResponse), any Error>?? in
+            guard !state.finished else { return .none }
+            state.finished = true
+            guard let continuation = state.continuation else {
+                state.early = result
+                return .some(nil)
+            }
+            state.continuation = nil
+            return .some(continuation)
+        }
+        guard let continuation else { return false }
+        continuation?.resume(with: result)
+        return true
+    }
+}
+
+// SAFETY: URLSessionTask's resume() and cancel() are documented thread-safe; nothing else is called on it.
+private final class TaskHandle: @unchecked Sendable {
+    let task: URLSessionDataTask
+    init(_ task: URLSessionDataTask) { self.task = task }
 }
 
 extension Duration {

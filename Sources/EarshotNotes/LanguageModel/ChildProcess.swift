@@ -105,8 +105,14 @@ final class ChildProcess: Sendable {
         _ = await waitForExit()
     }
 
-    /// Sends SIGTERM (if it is still running) without waiting: for cancellation handlers.
-    func terminate() {
-        if exitStatus == nil { kill(pid, SIGTERM) }
+    /// Sends SIGTERM now and SIGKILL after `grace` if it has not exited, without waiting: for cancellation
+    /// handlers. (llama-server was seen ignoring SIGTERM while a client connection hung.)
+    func terminate(grace: Duration = .seconds(5)) {
+        guard exitStatus == nil else { return }
+        kill(pid, SIGTERM)
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace.seconds) { [self] in
+            // Not reaped yet, so the pid is still this child's.
+            if exitStatus == nil { kill(pid, SIGKILL) }
+        }
     }
 }

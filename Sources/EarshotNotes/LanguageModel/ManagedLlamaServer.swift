@@ -266,7 +266,10 @@ public actor ManagedLlamaServer: LanguageModel {
                     .unavailable,
                     "llama-server exited with status \(status) while starting: \(Self.lastLines(child.outputTail))")
             }
-            if let (_, response) = try? await health.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200
+            var request = URLRequest(url: url)
+            request.setValue("close", forHTTPHeaderField: "Connection")
+            if let (_, response) = try? await ChatCompletionsClient.send(request, session: health, timeout: .seconds(2)),
+                (response as? HTTPURLResponse)?.statusCode == 200
             {
                 return
             }

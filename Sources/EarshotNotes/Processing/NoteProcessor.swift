@@ -106,7 +106,9 @@ public struct NoteProcessor: NoteProcessing {
         guard segments.contains(where: { !$0.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) else {
             throw NotesError(.invalidInput, "the transcript has no text: transcribe the recording first")
         }
-        if let (index, segment) = segments.enumerated().first(where: { $0.element.startMs < 0 || $0.element.endMs < $0.element.startMs }) {
+        if let (index, segment) = segments.enumerated().first(where: {
+            $0.element.startMs < 0 || $0.element.endMs < $0.element.startMs
+        }) {
             throw NotesError(
                 .invalidInput,
                 "segment \(index + 1) has start_ms \(segment.startMs) and end_ms \(segment.endMs): times must be "

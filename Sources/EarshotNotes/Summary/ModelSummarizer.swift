@@ -56,7 +56,8 @@ struct ModelSummarizer: Sendable {
             }
         }
         let perChunk = max(1, (maximumKeyPoints + partials.count - 1) / partials.count)
-        let keyPoints = Array(partials.flatMap { $0.keyPoints.prefix(perChunk) }.prefix(max(maximumKeyPoints, partials.count)))
+        let keyPoints = Array(
+            partials.flatMap { $0.keyPoints.prefix(perChunk) }.prefix(max(maximumKeyPoints, partials.count)))
         let actionItems = Array(partials.flatMap(\.actionItems).prefix(maximumActionItems))
         if partials.count > 1 { warnings.append("summarised in \(partials.count) parts (map-reduce)") }
         return NoteSummary(
@@ -115,7 +116,8 @@ struct ModelSummarizer: Sendable {
     {
         let abstract = (answer.abstract ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard abstract.count >= 12 else {
-            throw NotesError(.invalidResponse, "the model wrote no abstract for lines \(range.lowerBound + 1)-\(range.upperBound)")
+            throw NotesError(
+                .invalidResponse, "the model wrote no abstract for lines \(range.lowerBound + 1)-\(range.upperBound)")
         }
         guard !Self.isDegenerate(abstract) else {
             throw NotesError(.invalidResponse, "the model's abstract repeats itself: \(ModelJSON.excerpt(abstract))")
@@ -124,7 +126,8 @@ struct ModelSummarizer: Sendable {
             detected != language
         {
             throw NotesError(
-                .invalidResponse, "the model's abstract is in \(detected), not \(language): \(ModelJSON.excerpt(abstract))")
+                .invalidResponse,
+                "the model's abstract is in \(detected), not \(language): \(ModelJSON.excerpt(abstract))")
         }
         func points(_ raw: [Answer.Point]?) -> [NotePoint] {
             var seen = Set<String>()
@@ -145,6 +148,17 @@ struct ModelSummarizer: Sendable {
             }
         }
         let keyPoints = points(answer.keyPoints)
+        // Faithfulness: a summary may paraphrase, but most of its terms must come from the lines it summarises
+        // (SmolLM2-135M was measured inventing whole topics that the line numbers alone do not catch).
+        let source = Set(range.flatMap { Terms.of(segments[$0].text) })
+        let written = Terms.of(([abstract] + keyPoints.map(\.text)).joined(separator: " "))
+        let support = written.isEmpty ? 0 : Double(written.filter(source.contains).count) / Double(written.count)
+        guard support >= Self.minimumSupport else {
+            throw NotesError(
+                .invalidResponse,
+                "the model's summary is mostly words that are not in the transcript (\(Int(support * 100)) % found): "
+                    + ModelJSON.excerpt(abstract))
+        }
         guard !keyPoints.isEmpty else {
             throw NotesError(
                 .invalidResponse,
@@ -210,6 +224,9 @@ struct ModelSummarizer: Sendable {
         }
         return ExtractiveSummarizer.truncate(abstract, to: 800)
     }
+
+    /// Share of a chunk summary's terms that must occur in the chunk.
+    static let minimumSupport = 0.35
 
     // MARK: - Prompt parts
 

@@ -74,7 +74,8 @@ struct ModelTranslator: Sendable {
         let numbered = texts.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
         let request = ChatRequest(
             messages: [
-                .system("You are a professional translator. You translate into \(targetName) and answer with JSON only."),
+                .system(
+                    "You are a professional translator. You translate into \(targetName) and answer with JSON only."),
                 .user(
                     """
                     Translate each numbered line\(sourcePhrase) into \(targetName):

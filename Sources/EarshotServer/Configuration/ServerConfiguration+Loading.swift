@@ -213,7 +213,8 @@ extension ServerConfiguration {
         },
         Setting(
             name: "llm-model-path", valueName: "FILE",
-            help: "GGUF model of the managed llama-server (default <model-home>/models/SmolLM2-135M-Instruct.Q4_1.gguf)."
+            help:
+                "GGUF model of the managed llama-server (default <model-home>/models/SmolLM2-135M-Instruct.Q4_1.gguf)."
         ) {
             config, value in
             guard !value.isEmpty else { return "must not be empty" }
@@ -231,7 +232,9 @@ extension ServerConfiguration {
             help: "auto, llm or extractive: which summary leads (default auto, see docs/notes.md)."
         ) {
             config, value in
-            guard ["auto", "llm", "extractive"].contains(value) else { return "'\(value)' is not auto, llm or extractive" }
+            guard ["auto", "llm", "extractive"].contains(value) else {
+                return "'\(value)' is not auto, llm or extractive"
+            }
             config.summaryMethod = value
             return nil
         },
