@@ -15,12 +15,13 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api
+.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api bench-notes
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
 	@scripts/setup $(SETUP_FLAGS)
 	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-diarization
+	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-llm
 
 ## Report what setup would install, without installing anything.
 setup-check:
@@ -76,3 +77,7 @@ bench-api: release
 	swift build -c release --product earshot-bench-api $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
 	Benchmarks/api/run
+
+## Notes benchmark: summary time per transcript minute, built-in llama-server + SmolLM2 vs the extractive summary.
+bench-notes: setup
+	Benchmarks/notes/run

@@ -111,7 +111,7 @@ targets += [
         name: "EarshotServer",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
-            "EarshotModels", "EarshotSpeech",
+            "EarshotModels", "EarshotSpeech", "EarshotNotes",
             "EarshotDiarization",
         ],
         swiftSettings: swiftSettings),
@@ -119,7 +119,7 @@ targets += [
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotSpeech", "EarshotTestSupport",
+            "EarshotSpeech", "EarshotNotes", "EarshotTestSupport",
         ],
         swiftSettings: swiftSettings),
 ]
@@ -193,7 +193,14 @@ targets += [
 
 // MARK: - Notes (summaries and translations of transcripts through a chat-completions language model)
 targets += [
-    .target(name: "EarshotNotes", dependencies: ["EarshotCore"], swiftSettings: swiftSettings)
+    .target(name: "EarshotNotes", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotHTTP", "EarshotCore"],
+        swiftSettings: swiftSettings),
+    // Benchmarks/notes/run's runner (not shipped).
+    .executableTarget(
+        name: "earshot-bench-notes", dependencies: ["EarshotNotes"], path: "Benchmarks/notes/Runner",
+        swiftSettings: swiftSettings),
 ]
 
 let package = Package(

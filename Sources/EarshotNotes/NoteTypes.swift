@@ -73,11 +73,14 @@ public struct NoteSummary: Sendable, Hashable, Codable {
     public var model: String?
     /// Language of the summary text (ISO 639-1), when known.
     public var language: String?
+    /// What a reader should know about how it was made, e.g. why it is extractive ("the language model at … is
+    /// unreachable"); empty when none. Absent in JSON written before it existed (decodes as empty).
+    public var warnings: [String]
 
     /// Creates a summary.
     public init(
         abstract: String, keyPoints: [NotePoint], actionItems: [NotePoint], method: NoteMethod, model: String? = nil,
-        language: String? = nil
+        language: String? = nil, warnings: [String] = []
     ) {
         self.abstract = abstract
         self.keyPoints = keyPoints
@@ -85,10 +88,22 @@ public struct NoteSummary: Sendable, Hashable, Codable {
         self.method = method
         self.model = model
         self.language = language
+        self.warnings = warnings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        abstract = try container.decode(String.self, forKey: .abstract)
+        keyPoints = try container.decode([NotePoint].self, forKey: .keyPoints)
+        actionItems = try container.decode([NotePoint].self, forKey: .actionItems)
+        method = try container.decode(NoteMethod.self, forKey: .method)
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        language = try container.decodeIfPresent(String.self, forKey: .language)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 
     enum CodingKeys: String, CodingKey {
-        case abstract, method, model, language
+        case abstract, method, model, language, warnings
         case keyPoints = "key_points"
         case actionItems = "action_items"
     }

@@ -8,8 +8,9 @@ import Foundation
 /// ``run(onListening:)`` serves until its task is cancelled (the executable cancels it on SIGTERM/SIGINT), then
 /// stops accepting, lets in-flight requests finish within ``ServerConfiguration/shutdownGrace`` and closes the
 /// stores. Background maintenance (garbage collection of abandoned uploads, signing-key rotation), the
-/// transcription workers with their lease reaper, and webhook delivery run as child tasks of `run` and stop with
-/// it (a worker hands its unfinished task back to the queue).
+/// transcription workers with their lease reaper, webhook delivery and the managed `llama-server` (started on the
+/// first summary or translation) run as child tasks of `run` and stop with it (a worker hands its unfinished task
+/// back to the queue).
 public struct Application: Sendable {
     public let configuration: ServerConfiguration
     let logger = Logger(label: "server")
@@ -43,6 +44,10 @@ public struct Application: Sendable {
                 group.addTask { await services.maintain(every: maintenanceInterval) }
                 group.addTask { await services.workers.run() }
                 group.addTask { await services.deliverer.run() }
+                if let languageModel = services.managedLanguageModel {
+                    // Idle until the first summary or translation asks for it; stopped with the server.
+                    group.addTask { try await languageModel.run() }
+                }
                 logger.notice(
                     "earshot listening",
                     metadata: [

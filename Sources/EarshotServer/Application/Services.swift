@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotHTTP
 import EarshotModels
+import EarshotNotes
 import EarshotSpeech
 import EarshotStore
 import Foundation
@@ -23,6 +24,10 @@ struct Services: Sendable {
     let metadata: any MetadataStore
     let blobs: any BlobStore
     let configuration: ServerConfiguration
+    /// Summaries and translations of transcripts (offline tasks 1 and 2).
+    let notes: any NoteProcessing
+    /// The built-in language model's child process, when `notes` uses it (run by `Application.run`).
+    let managedLanguageModel: ManagedLlamaServer?
     private let logger = Logger(label: "maintenance")
 
     init(
@@ -32,6 +37,7 @@ struct Services: Sendable {
         self.configuration = configuration
         self.metadata = metadata
         self.blobs = blobs
+        (notes, managedLanguageModel) = configuration.makeNotes()
         let leeway = Duration.seconds(30)
         // A retired key must verify everything it signed: the longest token or URL lifetime, plus skew.
         let retention =

@@ -169,6 +169,78 @@ extension ServerConfiguration {
         countSetting(
             "openai-concurrency", "Synchronous /v1/audio/* decodes at once; more wait, then 429 (default 2).", 1...64,
             noun: "request count", \.openAIConcurrency),
+        // Summaries and translations (EarshotNotes).
+        Setting(
+            name: "llm-base-url", valueName: "URL",
+            help: "OpenAI-compatible chat API for summaries/translation, ending in /v1 (default: managed llama-server)."
+        ) {
+            config, value in
+            guard let url = URL(string: value), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil
+            else { return "'\(value)' is not an http(s) URL (example: https://api.openai.com/v1)" }
+            config.llmBaseURL = value.hasSuffix("/") ? String(value.dropLast()) : value
+            return nil
+        },
+        Setting(name: "llm-api-key", valueName: "KEY", help: "API key for llm-base-url (default none).") {
+            config, value in
+            config.llmAPIKey = value.isEmpty ? nil : value
+            return nil
+        },
+        Setting(name: "llm-model", valueName: "NAME", help: "Model name at llm-base-url (required with it).") {
+            config, value in
+            guard !value.isEmpty else { return "must not be empty" }
+            config.llmModel = value
+            return nil
+        },
+        durationSetting("llm-timeout", "Time limit of one language-model request (default 5m).", \.llmTimeout),
+        Setting(
+            name: "llm-managed", valueName: "on|off",
+            help: "Without llm-base-url, run the built-in llama-server + SmolLM2 on first use (default on)."
+        ) {
+            config, value in
+            switch value.lowercased() {
+            case "on", "true", "yes", "1": config.llmManaged = true
+            case "off", "false", "no", "0": config.llmManaged = false
+            default: return "'\(value)' is not on or off"
+            }
+            return nil
+        },
+        Setting(
+            name: "llm-server-path", valueName: "FILE",
+            help: "The managed llama-server binary (default <model-home>/llama/bin/llama-server)."
+        ) {
+            config, value in
+            guard !value.isEmpty else { return "must not be empty" }
+            config.llmServerPath = value
+            return nil
+        },
+        Setting(
+            name: "llm-model-path", valueName: "FILE",
+            help:
+                "GGUF model of the managed llama-server (default <model-home>/models/SmolLM2-135M-Instruct.Q4_1.gguf)."
+        ) {
+            config, value in
+            guard !value.isEmpty else { return "must not be empty" }
+            config.llmModelPath = value
+            return nil
+        },
+        countSetting(
+            "llm-context", "Language-model context window in tokens (default 4096).", 512...1_048_576,
+            noun: "token count", \.llmContext),
+        countSetting(
+            "llm-threads", "CPU threads of the managed llama-server (default 2).", 1...256, noun: "thread count",
+            \.llmThreads),
+        Setting(
+            name: "summary-method", valueName: "METHOD",
+            help: "auto, llm or extractive: which summary leads (default auto, see docs/notes.md)."
+        ) {
+            config, value in
+            guard ["auto", "llm", "extractive"].contains(value) else {
+                return "'\(value)' is not auto, llm or extractive"
+            }
+            config.summaryMethod = value
+            return nil
+        },
     ]
 
     /// A setting holding a byte size (`512KiB`, `25MiB`…) within `range`.
@@ -269,6 +341,12 @@ extension ServerConfiguration {
                     setting: "upload-max-file-size", source: "with upload-chunk-size",
                     message: "\(config.uploadMaxFileSize) bytes in parts of \(config.uploadChunkSize) would need "
                         + "\(parts) parts (at most \(UploadService.maximumPartCount)); raise upload-chunk-size"))
+        }
+        if config.llmBaseURL != nil && config.llmModel == nil {
+            issues.append(
+                ConfigurationIssue(
+                    setting: "llm-model", source: "with llm-base-url",
+                    message: "name the model to ask at \(config.llmBaseURL!) (example: gpt-4o-mini)"))
         }
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return config

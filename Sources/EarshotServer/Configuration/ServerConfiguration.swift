@@ -85,6 +85,30 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// well under OpenAI clients' default 10-minute request timeout).
     public var openAIMaxWait: Duration = .seconds(30)
 
+    /// Base URL (ending in `/v1`) of an OpenAI-compatible chat-completions server for summaries and translations;
+    /// nil uses the managed `llama-server` (``llmManaged``).
+    public var llmBaseURL: String?
+    /// API key sent as a bearer token to ``llmBaseURL``.
+    public var llmAPIKey: String?
+    /// Model name sent to ``llmBaseURL`` (required with it).
+    public var llmModel: String?
+    /// One language-model request may take this long.
+    public var llmTimeout: Duration = .seconds(300)
+    /// Without ``llmBaseURL``: run the built-in `llama-server` as a child process (started on first use). Off:
+    /// extractive summaries only, translation unavailable.
+    public var llmManaged = true
+    /// The managed `llama-server` binary; nil means `<model-home>/llama/bin/llama-server` (built by make setup).
+    public var llmServerPath: String?
+    /// The managed server's GGUF model; nil means `<model-home>/models/SmolLM2-135M-Instruct.Q4_1.gguf`.
+    public var llmModelPath: String?
+    /// Context window of the language model, in tokens (prompts are chunked to fit).
+    public var llmContext = 4096
+    /// CPU threads of the managed `llama-server`.
+    public var llmThreads = 2
+    /// Which summary leads: `auto` (the language model, except the built-in SmolLM2-135M, whose summaries
+    /// measured worse than the extractive ones: docs/notes.md), `llm` or `extractive`.
+    public var summaryMethod = "auto"
+
     public init() {}
 
     /// The SQLite file the metadata store uses.
