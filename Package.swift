@@ -111,14 +111,14 @@ targets += [
         name: "EarshotServer",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
-            "EarshotModels", "EarshotSpeech",
+            "EarshotModels", "EarshotSpeech", "EarshotNotes",
         ],
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotSpeech", "EarshotTestSupport",
+            "EarshotSpeech", "EarshotTestSupport", "EarshotNotes",
         ],
         swiftSettings: swiftSettings),
 ]

@@ -43,6 +43,7 @@ public struct Application: Sendable {
                 group.addTask { await services.maintain(every: maintenanceInterval) }
                 group.addTask { await services.workers.run() }
                 group.addTask { await services.deliverer.run() }
+                group.addTask { await services.recordNotes.run() }
                 logger.notice(
                     "earshot listening",
                     metadata: [

@@ -14,6 +14,7 @@ struct Services: Sendable {
     let queue: JobQueue
     let webhooks: Webhooks
     let transcriptions: TranscriptionService
+    let records: RecordsService
     let running = RunningTasks()
     let engines: FileTranscriber
     let taskMetrics = TaskMetrics()
@@ -56,11 +57,20 @@ struct Services: Sendable {
             now: now)
         let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod)
         self.webhooks = webhooks
-        // A task's webhook delivery is recorded in the transaction that makes it final.
-        queue = JobQueue(metadata: metadata, onFinal: { db, job in try webhooks.enqueue(db, for: job) })
+        // A task's webhook delivery, and a record task's result, are recorded in the transaction that makes it final.
+        queue = JobQueue(
+            metadata: metadata,
+            onFinal: { db, job in
+                try webhooks.enqueue(db, for: job)
+                try RecordTasks.applyFinal(db, job)
+            })
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
+        records = RecordsService(
+            metadata: metadata, blobs: blobs, transcriptions: transcriptions,
+            tasks: RecordTasks(
+                queue: queue, metadata: metadata, running: running, maxAttempts: configuration.taskMaxAttempts))
         engines = FileTranscriber(
             configuration: .init(
                 models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
@@ -73,6 +83,16 @@ struct Services: Sendable {
             queue: queue, metadata: metadata, blobs: blobs, engines: engines, running: running, metrics: taskMetrics,
             configuration: .init(
                 count: configuration.workers, lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
+                pollInterval: configuration.taskPollInterval))
+    }
+
+    /// The runner of record summaries and transcript translations (run by `Application.run`).
+    var recordNotes: RecordNotesRunner {
+        RecordNotesRunner(
+            queue: queue, metadata: metadata,
+            processor: nil,  // joined with the notes provider at merge
+            configuration: .init(
+                lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
                 pollInterval: configuration.taskPollInterval))
     }
 
@@ -94,6 +114,7 @@ struct Services: Sendable {
             spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         ).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
+        RecordsRoutes(records: records, tokens: tokens).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
         // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
         OpenAIRoutes(
