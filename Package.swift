@@ -120,6 +120,7 @@ targets += [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
             "EarshotSpeech", "EarshotTestSupport", "EarshotNotes",
         ],
+        exclude: ["Fixtures"],
         swiftSettings: swiftSettings),
 ]
 
