@@ -13,6 +13,11 @@ let commands: [any Command.Type] = [
     BenchEvalCommand.self,
     VersionCommand.self,
     ModelsCommand.self,
+    RecordsListCommand.self,
+    RecordsSearchCommand.self,
+    RecordsShowCommand.self,
+    RecordsSummarizeCommand.self,
+    RecordsTranslateCommand.self,
 ]
 
 let root = CommandSpec(
