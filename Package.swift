@@ -154,7 +154,10 @@ targets += [
 targets += [
     .executableTarget(
         name: "earshot-bench-upload", dependencies: ["EarshotCore", "EarshotHTTP", "EarshotStore"],
-        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings)
+        path: "Benchmarks/UploadTarget", swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "earshot-bench-records", dependencies: ["EarshotServer", "EarshotStore"],
+        path: "Benchmarks/records/Target", swiftSettings: swiftSettings),
 ]
 
 // MARK: - Diarization
