@@ -21,7 +21,8 @@ import Testing
             segments: [
                 .init(speaker: "SPEAKER_00", startMs: 0, endMs: 4_200, text: "Welcome, let's plan the launch."),
                 .init(speaker: "SPEAKER_01", startMs: 4_200, endMs: 9_850, text: "The keynote is on March 3rd."),
-                .init(speaker: "SPEAKER_00", startMs: 3_661_000, endMs: 3_665_500, text: "Bob sends the deck by Friday."),
+                .init(
+                    speaker: "SPEAKER_00", startMs: 3_661_000, endMs: 3_665_500, text: "Bob sends the deck by Friday."),
             ]),
         speakerNames: ["SPEAKER_00": "Alice"],
         summary: NoteSummary(

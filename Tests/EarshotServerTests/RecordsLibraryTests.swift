@@ -19,8 +19,10 @@ import Testing
             let (_, _, user) = try await platform.newUser("alice")
             let detail = try await platform.createRecord(
                 token: user,
-                ["title": "  JFK  ", "tags": ["speech", "history", "speech"], "record_time_ms": 1_700_000_000_000,
-                 "language": "EN", "source": "device:RC-0042"])
+                [
+                    "title": "  JFK  ", "tags": ["speech", "history", "speech"], "record_time_ms": 1_700_000_000_000,
+                    "language": "EN", "source": "device:RC-0042",
+                ])
             let record = detail.record
             #expect(record.title == "JFK")
             #expect(record.tags == ["speech", "history"])
@@ -53,7 +55,8 @@ import Testing
                 ids.append(try await platform.createRecord(token: user, ["record_time_ms": time]).record.recordID)
             }
             let expected = [ids[0], ids[2], ids[4], ids[3], ids[1]]  // 5000, 4000, 3000, 2000, 1000
-            let first = try await platform.send("GET", APIPath.records + "?limit=2", token: user).decode(RecordList.self)
+            let first = try await platform.send("GET", APIPath.records + "?limit=2", token: user).decode(
+                RecordList.self)
             #expect(first.records.map(\.recordID) == Array(expected.prefix(2)))
             // New records arrive between pages: a newer one and one in the middle of the unread part.
             let newest = try await platform.createRecord(token: user, ["record_time_ms": 9_000]).record.recordID
@@ -196,8 +199,10 @@ import Testing
                 try await platform.send("GET", platform.recordPath(APIPath.record, gone.record.recordID), token: user)
                     .status == 404)
             #expect(
-                try await platform.send("GET", APIPath.file.replacingOccurrences(of: "{file_id}", with: gone.record.fileID), token: user)
-                    .status == 404)
+                try await platform.send(
+                    "GET", APIPath.file.replacingOccurrences(of: "{file_id}", with: gone.record.fileID), token: user
+                )
+                .status == 404)
             let search = try await platform.send("GET", APIPath.recordSearch + "?q=delete", token: user)
                 .decode(RecordSearchResults.self)
             #expect(search.hits.isEmpty)
@@ -209,7 +214,8 @@ import Testing
                     try db.scalar("SELECT COUNT(*) FROM files WHERE id = ?", gone.record.fileID, as: Int.self),
                     try db.scalar("SELECT COUNT(*) FROM uploads WHERE file_id = ?", gone.record.fileID, as: Int.self),
                     try db.scalar(
-                        "SELECT COUNT(*) FROM record_search_rows WHERE record_id = ?", gone.record.recordID, as: Int.self),
+                        "SELECT COUNT(*) FROM record_search_rows WHERE record_id = ?", gone.record.recordID,
+                        as: Int.self),
                     try db.scalar(
                         "SELECT COUNT(*) FROM record_search WHERE record_id = ?", gone.record.recordID, as: Int.self),
                 ]
@@ -249,23 +255,65 @@ import Testing
                 ("GET", APIPath.records + "?limit=0", nil, 400, "limit must be between 1 and 200"),
                 ("GET", APIPath.recordSearch, nil, 400, "q is required"),
                 ("GET", APIPath.recordSearch + "?q=a+b+c+d+e+f+g+h+i", nil, 400, "more than 8 words"),
-                ("POST", APIPath.records, ["file_id": upload.fileID, "tags": Array(repeating: "t", count: 33).enumerated().map { "t\($0.offset)" }], 400, "at most 32 tags"),
-                ("POST", APIPath.records, ["file_id": upload.fileID, "tags": [String(repeating: "x", count: 65)]], 400, "each tag must be 1-64 characters"),
-                ("POST", APIPath.records, ["file_id": upload.fileID, "title": "   "], 400, "title must be 1-200 characters"),
-                ("POST", APIPath.records, ["file_id": upload.fileID, "source": "device:"], 400, "use import, phone or device:<serial>"),
-                ("POST", APIPath.records, ["file_id": upload.fileID, "language": "klingon"], 400, "language \"klingon\" is unknown"),
-                ("POST", APIPath.records, ["file_id": upload.fileID, "record_time_ms": -5], 400, "record_time_ms must be"),
+                (
+                    "POST", APIPath.records,
+                    [
+                        "file_id": upload.fileID,
+                        "tags": Array(repeating: "t", count: 33).enumerated().map { "t\($0.offset)" },
+                    ], 400, "at most 32 tags"
+                ),
+                (
+                    "POST", APIPath.records, ["file_id": upload.fileID, "tags": [String(repeating: "x", count: 65)]],
+                    400, "each tag must be 1-64 characters"
+                ),
+                (
+                    "POST", APIPath.records, ["file_id": upload.fileID, "title": "   "], 400,
+                    "title must be 1-200 characters"
+                ),
+                (
+                    "POST", APIPath.records, ["file_id": upload.fileID, "source": "device:"], 400,
+                    "use import, phone or device:<serial>"
+                ),
+                (
+                    "POST", APIPath.records, ["file_id": upload.fileID, "language": "klingon"], 400,
+                    "language \"klingon\" is unknown"
+                ),
+                (
+                    "POST", APIPath.records, ["file_id": upload.fileID, "record_time_ms": -5], 400,
+                    "record_time_ms must be"
+                ),
                 ("POST", APIPath.records, ["file_id": "https://evil.example/a.wav"], 400, "never fetched"),
                 ("PATCH", platform.recordPath(APIPath.record, id), [:], 400, "nothing to update"),
                 ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 3], 400, "task_type 3 is unknown"),
-                ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 2], 400, "target_language is required"),
-                ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 2, "target_language": "xx"], 400, "is not offered"),
-                ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 2, "target_language": "ja", "source": "speech"], 400, "only produces English"),
-                ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 0, "model": "gpt-9"], 400, "model \"gpt-9\" is not offered"),
-                ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 0, "target_language": "en"], 400, "only applies to task_type 2"),
+                (
+                    "POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 2], 400,
+                    "target_language is required"
+                ),
+                (
+                    "POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 2, "target_language": "xx"],
+                    400, "is not offered"
+                ),
+                (
+                    "POST", platform.recordPath(APIPath.recordTasks, id),
+                    ["task_type": 2, "target_language": "ja", "source": "speech"], 400, "only produces English"
+                ),
+                (
+                    "POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 0, "model": "gpt-9"], 400,
+                    "model \"gpt-9\" is not offered"
+                ),
+                (
+                    "POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 0, "target_language": "en"],
+                    400, "only applies to task_type 2"
+                ),
                 ("POST", platform.recordPath(APIPath.recordTasks, id), ["task_type": 1], 409, "has no transcript yet"),
-                ("GET", platform.recordPath(APIPath.recordExport, id) + "?format=docx", nil, 400, "format \"docx\" is unknown"),
-                ("GET", platform.recordPath(APIPath.recordExport, id) + "?format=srt", nil, 409, "has no transcript yet"),
+                (
+                    "GET", platform.recordPath(APIPath.recordExport, id) + "?format=docx", nil, 400,
+                    "format \"docx\" is unknown"
+                ),
+                (
+                    "GET", platform.recordPath(APIPath.recordExport, id) + "?format=srt", nil, 409,
+                    "has no transcript yet"
+                ),
             ]
             for (method, path, body, status, message) in cases {
                 let response = try await platform.send(method, path, token: user, json: body)
@@ -279,11 +327,13 @@ import Testing
             #expect(again.status == 409)
             #expect(again.errorMessage.contains("already has a record"))
             let noise = try await platform.upload(testContent(50_000), token: partner)
-            let refused = try await platform.send("POST", APIPath.records, token: partner, json: ["file_id": noise.fileID])
+            let refused = try await platform.send(
+                "POST", APIPath.records, token: partner, json: ["file_id": noise.fileID])
             #expect(refused.status == 400)
             #expect(refused.errorMessage.contains("is not audio Earshot can decode"), "\(refused.errorMessage)")
             // The markdown note exists before any transcript.
-            let note = try await platform.send("GET", platform.recordPath(APIPath.recordExport, id) + "?format=md", token: user)
+            let note = try await platform.send(
+                "GET", platform.recordPath(APIPath.recordExport, id) + "?format=md", token: user)
             #expect(note.status == 200)
             #expect(note.text.contains("_Not transcribed yet._"))
         }

@@ -44,7 +44,10 @@ struct RecordsTaskTests {
             let hit = try #require(found.hits.first)
             #expect(hit.record.recordID == id)
             let match = try #require(hit.matches.first { $0.field == "transcript" })
-            #expect(transcript.sentences.contains { $0.startMs == match.startMs && $0.text.lowercased().contains("country") })
+            #expect(
+                transcript.sentences.contains {
+                    $0.startMs == match.startMs && $0.text.lowercased().contains("country")
+                })
             #expect(match.snippet.lowercased().contains("<em>country</em>"))
             // Exports now have the transcript.
             let srt = try await platform.send(

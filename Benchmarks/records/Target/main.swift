@@ -19,7 +19,8 @@ while let argument = arguments.popFirst() {
     case "--iterations": iterations = Int(arguments.popFirst() ?? "") ?? iterations
     case "--peer-queries": peerQueries = Int(arguments.popFirst() ?? "") ?? peerQueries
     default:
-        FileHandle.standardError.write(Data("usage: earshot-bench-records --db PATH [--records N] [--iterations N]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: earshot-bench-records --db PATH [--records N] [--iterations N]\n".utf8))
         exit(64)
     }
 }
@@ -31,7 +32,7 @@ guard !databasePath.isEmpty else {
 // MARK: Synthetic text
 
 /// SplitMix64: the same records on every run and machine.
-struct Random {
+struct Random: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -87,8 +88,10 @@ let englishCommon = """
     meeting budget launch customer product design review quarter revenue team plan deadline release market \
     report schedule contract invoice feedback roadmap hiring interview partner support ticket server outage
     """.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
-let syllables = ["ka", "lo", "mi", "ter", "van", "sel", "dor", "pix", "ru", "ne", "bal", "cor", "fen", "gat", "hul",
-    "jin", "kem", "lar", "mos", "nup", "ost", "pra", "quo", "ris", "sta", "tul", "ump", "vel", "wex", "yor", "zan"]
+let syllables = [
+    "ka", "lo", "mi", "ter", "van", "sel", "dor", "pix", "ru", "ne", "bal", "cor", "fen", "gat", "hul",
+    "jin", "kem", "lar", "mos", "nup", "ost", "pra", "quo", "ris", "sta", "tul", "ump", "vel", "wex", "yor", "zan",
+]
 var random = Random(state: 42)
 var tail = Set<String>()
 while tail.count < 6000 {
@@ -97,7 +100,16 @@ while tail.count < 6000 {
 }
 let english = Vocabulary(englishCommon + tail.sorted())
 let hanzi = Array(
-    "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处队南给色光门即保治北造百规热领七海口东导器压志世金增争济阶油思术极交受联什认六共权收证改清己美再采转更单风切打白教速花带安场身车例真务具万每目至达走积示议声报斗完类八离华名确才科张信马节话米整空元况今集温传土许步群广石记需段研界拉林律叫且究观越织装影算低持音众书布复容儿须际商非验连断深难近矿千周委素技备半办青省列习响约支般史感劳便团往酸历市克何除消构府称太准精值号率族维划选标写存候毛亲快效斯院查江型眼王按格养易置派层片始却专状育厂京识适属圆包火住调满县局照参红细引听该铁价严"
+    ("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种"
+        + "面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本"
+        + "去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比"
+        + "或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总"
+        + "次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做"
+        + "必战先回则任取据处队南给色光门即保治北造百规热领七海口东导器压志世金增争济阶油思术极交受联什认六共权"
+        + "收证改清己美再采转更单风切打白教速花带安场身车例真务具万每目至达走积示议声报斗完类八离华名确才科张信"
+        + "马节话米整空元况今集温传土许步群广石记需段研界拉林律叫且究观越织装影算低持音众书布复容儿须际商非验连"
+        + "断深难近矿千周委素技备半办青省列习响约支般史感劳便团往酸历市克何除消构府称太准精值号率族维划选标写存"
+        + "候毛亲快效斯院查江型眼王按格养易置派层片始却专状育厂京识适属圆包火住调满县局照参红细引听该铁价严")
         .map(String.init))
 var chineseWords = Set<String>()
 while chineseWords.count < 6000 {
@@ -124,7 +136,8 @@ let store = try await SQLiteMetadataStore(
 let existing = try await store.read { db in try db.scalar("SELECT COUNT(*) FROM records", as: Int.self) ?? 0 }
 if existing != count {
     guard existing == 0 else {
-        FileHandle.standardError.write(Data("\(databasePath) holds \(existing) records, not \(count); remove it\n".utf8))
+        FileHandle.standardError.write(
+            Data("\(databasePath) holds \(existing) records, not \(count); remove it\n".utf8))
         exit(1)
     }
     FileHandle.standardError.write(Data("generating \(count) records (once; cached in \(databasePath))…\n".utf8))
@@ -153,8 +166,10 @@ if existing != count {
             ]
             let json = String(decoding: try JSONSerialization.data(withJSONObject: transcript), as: UTF8.self)
             rows.append(
-                (String(format: "rec_bench%011d", index), title, Array(Set(tags)).sorted(),
-                 1_700_000_000_000 + Int64(index) * 60_000, sentences, json))
+                (
+                    String(format: "rec_bench%011d", index), title, Array(Set(tags)).sorted(),
+                    1_700_000_000_000 + Int64(index) * 60_000, sentences, json
+                ))
         }
         let batchRows = rows
         try await store.write { db in
@@ -162,7 +177,8 @@ if existing != count {
                 let tagsJSON = String(decoding: try JSONSerialization.data(withJSONObject: tags), as: UTF8.self)
                 try db.execute(
                     "INSERT INTO records (id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, "
-                        + "source, transcript, created_at, updated_at) VALUES (?, 'bench', NULL, ?, ?, ?, ?, 0, 'import', ?, 0, 0)",
+                        + "source, transcript, created_at, updated_at) "
+                        + "VALUES (?, 'bench', NULL, ?, ?, ?, ?, 0, 'import', ?, 0, 0)",
                     [.text(id), .text("file_" + id), .text(title), .text(tagsJSON), .integer(time), .text(json)])
                 try RecordSearch.index(
                     db, recordID: id, title: title, tags: tags, sentences: sentences.map { ($0.0, $0.1) })
@@ -175,18 +191,43 @@ if existing != count {
 
 // MARK: Queries
 
+/// Queries drawn from the indexed text itself (so common words come up as often as people type them): English
+/// words, and Chinese substrings of 3–4 characters (indexed) or 2 characters (the short-term path).
 var queryRandom = Random(state: 99)
-var queries: [String] = ["iPhone 发布会", "budget review", "产品 发布会", "customer meeting", "季度 预算"]
-queries += chineseTerms
-for rank in stride(from: 150, to: 3150, by: 150) { queries.append(english.words[rank]) }
-for rank in stride(from: 175, to: 3175, by: 150) { queries.append(chinese.words[rank]) }
-for _ in 0..<5 {
-    queries.append(english.words[100 + queryRandom.below(2000)] + " " + english.words[100 + queryRandom.below(2000)])
+let totalRows = try await store.read { db in try db.scalar("SELECT MAX(rowid) FROM record_search", as: Int.self) ?? 1 }
+@MainActor func sampleSentence(chinese wanted: Bool) async throws -> String {
+    while true {
+        let rowid = 1 + queryRandom.below(totalRows)
+        let body = try await store.read { db in
+            try db.scalar("SELECT body FROM record_search WHERE rowid = ? AND field = 'transcript'", rowid, as: String.self)
+        }
+        guard let body else { continue }
+        let isChinese = body.unicodeScalars.contains { $0.value >= 0x4E00 && $0.value <= 0x9FFF }
+        if isChinese == wanted { return body }
+    }
 }
-queries += ["budg", "launc", "iphon"]  // substrings
-let shortQueries = ["会", "发布", "预", "市场 会"].filter { query in
-    query.split(separator: " ").allSatisfy { $0.unicodeScalars.count < 3 }
+@MainActor func englishWord() async throws -> String {
+    while true {
+        let words = try await sampleSentence(chinese: false).lowercased()
+            .split(whereSeparator: { !$0.isLetter }).filter { $0.count >= 3 }
+        if let word = words.randomElement(using: &queryRandom) { return String(word) }
+    }
 }
+@MainActor func chineseSubstring(_ length: Int) async throws -> String {
+    while true {
+        let characters = Array(try await sampleSentence(chinese: true)).filter { $0 != "。" && $0 != " " }
+        guard characters.count > length, characters.allSatisfy({ !$0.isASCII }) else { continue }
+        let start = queryRandom.below(characters.count - length)
+        return String(characters[start..<(start + length)])
+    }
+}
+var queries: [String] = ["iPhone 发布会", "budget review", "customer meeting", "budg", "iphon", "发布会"]
+for _ in 0..<30 { queries.append(try await englishWord()) }
+for index in 0..<30 { queries.append(try await chineseSubstring(3 + index % 2)) }
+for _ in 0..<5 { queries.append(try await englishWord() + " " + englishWord()) }
+for _ in 0..<5 { queries.append(try await chineseSubstring(3) + " " + chineseSubstring(3)) }
+var shortQueries: [String] = ["会", "发布"]
+for _ in 0..<8 { shortQueries.append(try await chineseSubstring(2)) }
 let scope = RecordSearch.Scope(partnerID: "bench", userID: nil)
 
 func measure(_ query: String, runs: Int) async throws -> (latencies: [Double], hits: Int) {
@@ -194,7 +235,9 @@ func measure(_ query: String, runs: Int) async throws -> (latencies: [Double], h
     var hits = 0
     for _ in 0..<runs {
         let started = ContinuousClock.now
-        hits = try await store.read { db in try RecordSearch.search(db, query: query, scope: scope, limit: 20).hits.count }
+        hits = try await store.read { db in
+            try RecordSearch.search(db, query: query, scope: scope, limit: 20).hits.count
+        }
         let elapsed = ContinuousClock.now - started
         latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
     }

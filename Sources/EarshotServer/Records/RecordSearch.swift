@@ -119,7 +119,7 @@ public struct RecordSearch: Sendable {
         var records: [String: Aggregate] = [:]
         var order: [String] = []
         for (position, row) in rows.enumerated() {
-            let found = terms.filter { row.body.range(of: $0, options: [.caseInsensitive]) != nil }
+            let found = row.terms(among: terms)
             guard !found.isEmpty else { continue }
             if records[row.recordID] == nil {
                 records[row.recordID] = Aggregate(first: position, score: row.score)
@@ -137,7 +137,7 @@ public struct RecordSearch: Sendable {
                     [.text(id)]
                 ) { sqlRow in
                     let row = try Row(sqlRow)
-                    let found = terms.filter { row.body.range(of: $0, options: [.caseInsensitive]) != nil }
+                    let found = row.terms(among: terms)
                     if !found.isEmpty { records[id]!.add(row, found: found) }
                 }
             }
@@ -163,7 +163,9 @@ public struct RecordSearch: Sendable {
     /// Short-query path: the caller's rows whose text contains the first term, newest records first.
     private static func scan(_ db: any SQLDatabase, terms: [String], scope: Scope) throws -> [Row] {
         var rows: [Row] = []
-        let pattern = "%" + terms[0].replacingOccurrences(of: "\\", with: "\\\\")
+        let pattern =
+            "%"
+            + terms[0].replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
         // CROSS JOIN keeps record_search as the outer loop: its record_id column has no index to join through.
         try db.forEachRow(
@@ -192,6 +194,12 @@ public struct RecordSearch: Sendable {
             startMs = try row.decode("start_ms", as: Int?.self)
             body = try row.decode("body")
             score = try row.decode("score")
+        }
+
+        /// The (lower-cased) terms this row contains, compared as the trigram tokenizer folds case.
+        func terms(among terms: [String]) -> [String] {
+            let folded = body.lowercased()
+            return terms.filter { folded.contains($0) }
         }
     }
 

@@ -131,7 +131,9 @@ struct RecordTasks: Sendable {
             throw error
         }
         return Self.wire(
-            job, link: Link(recordID: record.id, taskType: request.taskType, targetLanguage: target, source: source,
+            job,
+            link: Link(
+                recordID: record.id, taskType: request.taskType, targetLanguage: target, source: source,
                 model: model))
     }
 
@@ -215,15 +217,16 @@ struct RecordTasks: Sendable {
         let taskType = try link.decode("task_type", as: Int.self)
         let target = try link.decode("target_language", as: String?.self)
         let createdAt = try link.decode("created_at", as: Int64.self)
-        let newer = try db.query(
-            "SELECT COUNT(*) FROM record_tasks t JOIN jobs j ON j.id = t.job_id WHERE t.record_id = ? "
-                + "AND t.task_type = ? AND t.target_language IS ? AND j.state = 'succeeded' AND j.id <> ? "
-                + "AND (t.created_at > ? OR (t.created_at = ? AND t.job_id > ?))",
-            [
-                .text(recordID), .integer(Int64(taskType)), target.sqlValue, .text(job.id), .integer(createdAt),
-                .integer(createdAt), .text(job.id),
-            ]
-        ).first?.decode(0, as: Int.self) ?? 0
+        let newer =
+            try db.query(
+                "SELECT COUNT(*) FROM record_tasks t JOIN jobs j ON j.id = t.job_id WHERE t.record_id = ? "
+                    + "AND t.task_type = ? AND t.target_language IS ? AND j.state = 'succeeded' AND j.id <> ? "
+                    + "AND (t.created_at > ? OR (t.created_at = ? AND t.job_id > ?))",
+                [
+                    .text(recordID), .integer(Int64(taskType)), target.sqlValue, .text(job.id), .integer(createdAt),
+                    .integer(createdAt), .text(job.id),
+                ]
+            ).first?.decode(0, as: Int.self) ?? 0
         guard newer == 0 else { return }
         let decoder = JSONDecoder()
         let at = job.finishedAt ?? job.updatedAt

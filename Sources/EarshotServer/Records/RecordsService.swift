@@ -62,11 +62,13 @@ struct RecordsService: Sendable {
         let tagsJSON = try Self.json(tags)
         try await metadata.write { db in
             if let existing = try db.scalar("SELECT id FROM records WHERE file_id = ?", fileID, as: String.self) {
-                throw PlatformError.conflict("file \(fileID) already has a record (\(existing)); upload the audio again")
+                throw PlatformError.conflict(
+                    "file \(fileID) already has a record (\(existing)); upload the audio again")
             }
             try db.execute(
                 "INSERT INTO records (id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, "
-                    + "language, source, envelope, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    + "language, source, envelope, created_at, updated_at) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(id), .text(caller.partnerID), owner.sqlValue, .text(fileID), .text(title), .text(tagsJSON),
                     .integer(recordTime), .integer(Int64(durationMs)), language.sqlValue, .text(source),
@@ -206,7 +208,9 @@ struct RecordsService: Sendable {
         let title = try Self.title(request.title)
         let tags = try request.tags.map(Self.tags)
         if let names = request.speakerNames {
-            guard names.count <= 64 else { throw PlatformError.invalidArgument("speaker_names has more than 64 entries") }
+            guard names.count <= 64 else {
+                throw PlatformError.invalidArgument("speaker_names has more than 64 entries")
+            }
             for (label, name) in names where label.isEmpty || label.count > 64 || name.count > 64 {
                 throw PlatformError.invalidArgument(
                     "speaker_names: labels must be 1-64 characters and names at most 64 (\"\(label.prefix(70))\")")
@@ -326,7 +330,9 @@ struct RecordsService: Sendable {
 
     static func limit(_ limit: Int?, default value: Int = 50, max: Int = 200) throws -> Int {
         let limit = limit ?? value
-        guard (1...max).contains(limit) else { throw PlatformError.invalidArgument("limit must be between 1 and \(max)") }
+        guard (1...max).contains(limit) else {
+            throw PlatformError.invalidArgument("limit must be between 1 and \(max)")
+        }
         return limit
     }
 
@@ -381,7 +387,9 @@ struct RecordsService: Sendable {
         if source.hasPrefix("device:") {
             let serial = source.dropFirst("device:".count)
             let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_.:"))
-            if !serial.isEmpty, serial.count <= 64, serial.unicodeScalars.allSatisfy({ allowed.contains($0) && $0.isASCII }) {
+            if !serial.isEmpty, serial.count <= 64,
+                serial.unicodeScalars.allSatisfy({ allowed.contains($0) && $0.isASCII })
+            {
                 return source
             }
         }

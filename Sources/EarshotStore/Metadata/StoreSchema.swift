@@ -157,11 +157,11 @@ public enum StoreSchema {
             version: 7, name: "records",
             scripts: [
                 .sqlite: """
-                    -- A recording in a user's library (see docs/records.md). It owns its file (file_id is unique: deleting
-                    -- the record deletes the file row and blob). user_id is the partner's user (NULL for a partner-owned
-                    -- record). tags and speaker_names are JSON; transcript is the Transcript JSON (segments, words,
-                    -- speakers), summary a NoteSummary, translations an object keyed by target language. envelope is
-                    -- the quantised AmplitudeEnvelope. Times are Unix milliseconds.
+                    -- A recording in a user's library (see docs/records.md). It owns its file (file_id is unique:
+                    -- deleting the record deletes the file row and blob). user_id is the partner's user (NULL for a
+                    -- partner-owned record). tags and speaker_names are JSON; transcript is the Transcript JSON
+                    -- (segments, words, speakers), summary a NoteSummary, translations an object keyed by target
+                    -- language. envelope is the quantised AmplitudeEnvelope. Times are Unix milliseconds.
                     CREATE TABLE records (
                         id            TEXT PRIMARY KEY,
                         partner_id    TEXT NOT NULL REFERENCES partners (id),

@@ -29,7 +29,9 @@ enum RecordsCommandSupport {
     }
 
     static func recordID(_ arguments: ParsedArguments, command: String) throws -> String {
-        guard let id = arguments.positionals.first else { throw ArgumentError(command: command, "RECORD_ID is required") }
+        guard let id = arguments.positionals.first else {
+            throw ArgumentError(command: command, "RECORD_ID is required")
+        }
         return id
     }
 
@@ -61,7 +63,8 @@ enum RecordsCommandSupport {
         flags += record.hasSummary ? "S" : "-"
         let translations = record.translations.isEmpty ? "" : " →" + record.translations.joined(separator: ",")
         let tags = record.tags.isEmpty ? "" : "  #" + record.tags.joined(separator: " #")
-        return "\(record.recordID)  \(time(record.recordTimeMs))  \(clock(record.durationMs))  \(flags)\(translations)  "
+        return
+            "\(record.recordID)  \(time(record.recordTimeMs))  \(clock(record.durationMs))  \(flags)\(translations)  "
             + record.title + tags
     }
 }
@@ -231,7 +234,9 @@ enum RecordsTranslateCommand: Command {
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let client = try RecordsCommandSupport.client(arguments, command: spec.name)
         let id = try RecordsCommandSupport.recordID(arguments, command: spec.name)
-        guard let target = arguments.value("to") else { throw ArgumentError(command: spec.name, "--to LANG is required") }
+        guard let target = arguments.value("to") else {
+            throw ArgumentError(command: spec.name, "--to LANG is required")
+        }
         let task = try await client.run(
             RecordTaskRequest(
                 taskType: 2, targetLanguage: target, model: arguments.value("model"),
