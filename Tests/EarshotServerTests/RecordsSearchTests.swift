@@ -115,14 +115,21 @@ import Testing
         #expect(hits[1].matches.contains { $0.field == "transcript" && $0.startMs == 9000 })
     }
 
-    @Test func oneAndTwoCharacterChineseQueriesUseTheScanNewestFirst() async throws {
+    @Test func oneAndTwoCharacterChineseQueriesUseTheCharacterIndex() async throws {
+        let expected: Set = ["rec_other_user", "rec_iphone_split", "rec_iphone_zh", "rec_launch"]
         let two = try await Self.search("发布")
-        #expect(two.map(\.recordID) == ["rec_other_user", "rec_iphone_split", "rec_iphone_zh", "rec_launch"])
-        #expect(two.allSatisfy { $0.score == 0 })
+        #expect(Set(two.map(\.recordID)) == expected)
+        #expect(two.allSatisfy { $0.score > 0 })
         let one = try await Self.search("会")
-        #expect(one.map(\.recordID) == ["rec_other_user", "rec_iphone_split", "rec_iphone_zh", "rec_launch"])
-        let launch = try #require(one.last)
+        #expect(Set(one.map(\.recordID)) == expected)
+        let launch = try #require(one.first { $0.recordID == "rec_launch" })
+        #expect(launch.matches.contains { $0.field == "title" && $0.snippet == "周<em>会</em>记录" })
         #expect(launch.matches.contains { $0.startMs == 12_000 && $0.snippet.contains("发布<em>会</em>") })
+        // Characters must be adjacent and in order.
+        #expect(try await Self.search("布发").isEmpty)
+        // Short Latin terms match words.
+        let escaped = try await Self.search("Q")
+        #expect(escaped.map(\.recordID) == ["rec_escape"])
     }
 
     @Test func aShortTermNextToALongOneIsCheckedAcrossTheWholeRecord() async throws {
@@ -148,7 +155,7 @@ import Testing
         let user = try await Self.search("budget", scope: .init(partnerID: "p1", userID: "u1"))
         #expect(!user.contains { $0.recordID == "rec_other_user" || $0.recordID == "rec_other_tenant" })
         #expect(user.count == 3)
-        let other = try await Self.search("发布", scope: .init(partnerID: "p2", userID: nil))
+        let other = try await Self.search("发布会", scope: .init(partnerID: "p2", userID: nil))
         #expect(other.map(\.recordID) == ["rec_other_tenant"])
     }
 
@@ -170,11 +177,17 @@ import Testing
         #expect(renamed.map(\.recordID) == ["rec_budget"])
         #expect(rows == 2)
         let left = try await store.write { db in
+            let rowids = try db.query("SELECT search_rowid FROM record_search_rows WHERE record_id = 'rec_budget'")
+                .map { try $0.decode(0, as: Int64.self) }
             try RecordSearch.remove(db, recordID: "rec_budget")
-            return try db.scalar(
-                "SELECT COUNT(*) FROM record_search WHERE record_id = 'rec_budget'", as: Int.self)
+            return [
+                try db.scalar("SELECT COUNT(*) FROM record_search WHERE record_id = 'rec_budget'", as: Int.self),
+                try db.scalar(
+                    "SELECT COUNT(*) FROM record_search_chars WHERE rowid IN (\(rowids.map(String.init).joined(separator: ",")))",
+                    as: Int.self),
+            ]
         }
-        #expect(left == 0)
+        #expect(left == [0, 0])
     }
 
     @Test func pagingWithOffsetReportsWhetherMoreHitsExist() async throws {

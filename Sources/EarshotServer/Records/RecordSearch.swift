@@ -1,15 +1,19 @@
 public import EarshotStore
 import Foundation
 
-/// Full-text search over records: titles, tags and transcript sentences in one SQLite FTS5 table with the
-/// trigram tokenizer (`record_search`, migration 7), so substrings are found in any script — Chinese has no
-/// spaces between words — and results are ranked by bm25.
+/// Full-text search over records: titles, tags and transcript sentences, one row each, in two SQLite FTS5
+/// tables that share rowids (migration 7):
+///
+/// - `record_search`, trigram tokenizer: any substring of three or more characters in any script (Chinese has no
+///   spaces between words), case-insensitive;
+/// - `record_search_chars`, unicode61 over the same text with every Chinese/Japanese character spaced out: one-
+///   and two-character terms (`会`, `发布`) as phrase queries over single characters, and short Latin words.
 ///
 /// A query is split on whitespace into terms; a record matches when every term occurs somewhere in it (title,
-/// tags or any sentence). Terms of three or more characters go through the FTS5 index (`"term" OR …`, ranked);
-/// trigrams cannot index shorter strings, so a query made only of one- or two-character terms (`会`, `发布`) is
-/// answered by a `LIKE` scan of the caller's rows, newest first, and a short term next to long ones is checked
-/// against the candidates the long terms found. See docs/records.md for the trade-offs.
+/// tags or any sentence). Each table answers its terms (`"t1" OR "t2"`) with the newest ``candidateRows``
+/// matching rows, so the cost is bounded however common a term is; the rows are ranked by bm25 and grouped by
+/// record, records holding all terms in one row first. Ranking is exact when the query matches at most
+/// ``candidateRows`` rows; beyond that the most recent matches are ranked. See docs/records.md.
 ///
 /// Public so `Benchmarks/records` measures this exact query path; everything runs inside a caller-provided
 /// ``SQLDatabase`` transaction.
@@ -43,8 +47,10 @@ public struct RecordSearch: Sendable {
         public var matches: [Match]
     }
 
-    /// At most this many rows are read per query (the best by bm25 for indexed terms, the newest for the scan).
-    public static let candidateRows = 5000
+    /// At most this many rows are read per table and query (the newest matching ones).
+    public static let candidateRows = 2000
+    /// Records whose rows found so far lack a term get their other rows checked, at most this many per query.
+    static let coverageChecks = 100
     /// The longest query accepted, in characters, and the most terms.
     public static let maxQueryLength = 256
     public static let maxTerms = 8
@@ -69,14 +75,18 @@ public struct RecordSearch: Sendable {
             try db.execute(
                 "INSERT INTO record_search (rowid, body, record_id, field, start_ms) VALUES (?, ?, ?, ?, ?)",
                 [.integer(rowid), .text(body), .text(recordID), .text(field), startMs])
+            try db.execute(
+                "INSERT INTO record_search_chars (rowid, body) VALUES (?, ?)", [.integer(rowid), .text(spaced(body))])
         }
     }
 
     /// Removes every row of `recordID`.
     public static func remove(_ db: any SQLDatabase, recordID: String) throws {
-        try db.execute(
-            "DELETE FROM record_search WHERE rowid IN "
-                + "(SELECT search_rowid FROM record_search_rows WHERE record_id = ?)", recordID)
+        for table in ["record_search", "record_search_chars"] {
+            try db.execute(
+                "DELETE FROM \(table) WHERE rowid IN (SELECT search_rowid FROM record_search_rows WHERE record_id = ?)",
+                recordID)
+        }
         try db.execute("DELETE FROM record_search_rows WHERE record_id = ?", recordID)
     }
 
@@ -91,6 +101,37 @@ public struct RecordSearch: Sendable {
     /// Whether a term can use the trigram index.
     static func isIndexable(_ term: String) -> Bool { term.unicodeScalars.count >= 3 }
 
+    /// Characters written without spaces between words (CJK ideographs, kana), which get one token each in
+    /// `record_search_chars`.
+    static func isSpacedOut(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F: true
+        default: false
+        }
+    }
+
+    /// `text` with a space on each side of every ``isSpacedOut(_:)`` character.
+    static func spaced(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isSpacedOut(scalar) {
+                out.append(" ")
+                out.append(scalar)
+                out.append(" ")
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// The FTS5 string for `term`: a quoted phrase (for the character table, of its spaced-out characters).
+    private static func phrase(_ term: String, spacedOut: Bool) -> String {
+        let text = spacedOut
+            ? spaced(term).split(separator: " ").joined(separator: " ") : term
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     /// The records of `scope` matching every term of `query`, best first, skipping `offset` and returning at
     /// most `limit` (plus whether more exist).
     public static func search(
@@ -98,24 +139,39 @@ public struct RecordSearch: Sendable {
     ) throws -> (hits: [Hit], more: Bool) {
         let terms = terms(query)
         guard !terms.isEmpty else { return ([], false) }
-        let indexed = terms.filter(isIndexable)
-        var rows: [Row] = []
-        if indexed.isEmpty {
-            rows = try scan(db, terms: terms, scope: scope)
-        } else {
-            let match = indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-                .joined(separator: " OR ")
+        let long = terms.filter(isIndexable)
+        let short = terms.filter { !isIndexable($0) }
+        var byRowid: [Int64: Row] = [:]
+        func collect(_ sql: String, _ match: String) throws {
             try db.forEachRow(
-                "SELECT s.record_id, s.field, s.start_ms, s.body, bm25(record_search) AS score "
-                    + "FROM record_search s JOIN records r ON r.id = s.record_id "
-                    + "WHERE record_search MATCH ? AND r.partner_id = ? AND (? IS NULL OR r.user_id = ?) "
-                    + "ORDER BY score LIMIT ?",
+                sql,
                 [
                     .text(match), .text(scope.partnerID), scope.userID.sqlValue, scope.userID.sqlValue,
                     .integer(Int64(candidateRows)),
                 ]
-            ) { rows.append(try Row($0)) }
+            ) { sqlRow in
+                let row = try Row(sqlRow)
+                if let seen = byRowid[row.rowid], seen.score <= row.score { return }
+                byRowid[row.rowid] = row
+            }
         }
+        let scoped = "AND r.partner_id = ? AND (? IS NULL OR r.user_id = ?)"
+        if !long.isEmpty {
+            try collect(
+                "SELECT s.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, bm25(record_search) AS score "
+                    + "FROM record_search s JOIN records r ON r.id = s.record_id "
+                    + "WHERE record_search MATCH ? \(scoped) ORDER BY s.rowid DESC LIMIT ?",
+                long.map { phrase($0, spacedOut: false) }.joined(separator: " OR "))
+        }
+        if !short.isEmpty {
+            try collect(
+                "SELECT c.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, "
+                    + "bm25(record_search_chars) AS score FROM record_search_chars c "
+                    + "JOIN record_search s ON s.rowid = c.rowid JOIN records r ON r.id = s.record_id "
+                    + "WHERE record_search_chars MATCH ? \(scoped) ORDER BY c.rowid DESC LIMIT ?",
+                short.map { phrase($0, spacedOut: true) }.joined(separator: " OR "))
+        }
+        let rows = byRowid.values.sorted { $0.score != $1.score ? $0.score < $1.score : $0.rowid > $1.rowid }
         var records: [String: Aggregate] = [:]
         var order: [String] = []
         for (position, row) in rows.enumerated() {
@@ -127,12 +183,12 @@ public struct RecordSearch: Sendable {
             }
             records[row.recordID]!.add(row, found: found)
         }
-        // A short term next to long ones may sit in a sentence the long terms did not match: look at the rest of
-        // those records before dropping them.
-        if !indexed.isEmpty, indexed.count < terms.count {
-            for id in order where records[id]!.covered.count < terms.count {
+        // A term may sit in a row the candidates did not include (another sentence, or beyond the newest
+        // candidateRows): look at the other rows of the best partially matching records.
+        if terms.count > 1 {
+            for id in order.lazy.filter({ records[$0]!.covered.count < terms.count }).prefix(coverageChecks) {
                 try db.forEachRow(
-                    "SELECT record_id, field, start_ms, body, 0.0 AS score FROM record_search WHERE rowid IN "
+                    "SELECT rowid, record_id, field, start_ms, body, 0.0 AS score FROM record_search WHERE rowid IN "
                         + "(SELECT search_rowid FROM record_search_rows WHERE record_id = ?)",
                     [.text(id)]
                 ) { sqlRow in
@@ -160,28 +216,8 @@ public struct RecordSearch: Sendable {
         return (hits, ranked.count > offset + limit)
     }
 
-    /// Short-query path: the caller's rows whose text contains the first term, newest records first.
-    private static func scan(_ db: any SQLDatabase, terms: [String], scope: Scope) throws -> [Row] {
-        var rows: [Row] = []
-        let pattern =
-            "%"
-            + terms[0].replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-        // CROSS JOIN keeps record_search as the outer loop: its record_id column has no index to join through.
-        try db.forEachRow(
-            "SELECT s.record_id, s.field, s.start_ms, s.body, 0.0 AS score "
-                + "FROM record_search s CROSS JOIN records r ON r.id = s.record_id "
-                + "WHERE s.body LIKE ? ESCAPE '\\' AND r.partner_id = ? AND (? IS NULL OR r.user_id = ?) "
-                + "ORDER BY r.record_time DESC, r.id DESC LIMIT ?",
-            [
-                .text(pattern), .text(scope.partnerID), scope.userID.sqlValue, scope.userID.sqlValue,
-                .integer(Int64(candidateRows)),
-            ]
-        ) { rows.append(try Row($0)) }
-        return rows
-    }
-
     private struct Row {
+        let rowid: Int64
         let recordID: String
         let field: String
         let startMs: Int?
@@ -189,6 +225,7 @@ public struct RecordSearch: Sendable {
         let score: Double
 
         init(_ row: SQLRow) throws {
+            rowid = try row.decode("rowid")
             recordID = try row.decode("record_id")
             field = try row.decode("field")
             startMs = try row.decode("start_ms", as: Int?.self)
@@ -216,7 +253,7 @@ public struct RecordSearch: Sendable {
         }
 
         mutating func add(_ row: Row, found: [String]) {
-            guard !rows.contains(where: { $0.row.field == row.field && $0.row.startMs == row.startMs }) else { return }
+            guard !rows.contains(where: { $0.row.rowid == row.rowid }) else { return }
             covered.formUnion(found)
             bestCoverage = max(bestCoverage, found.count)
             rows.append((row, found))

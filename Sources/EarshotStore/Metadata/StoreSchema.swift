@@ -197,13 +197,17 @@ public enum StoreSchema {
                     );
                     CREATE INDEX record_tasks_record ON record_tasks (record_id, created_at);
                     -- Full-text search over titles, tags and transcript sentences: one row per field or sentence.
-                    -- The trigram tokenizer finds substrings in any script (Chinese has no spaces); queries shorter
-                    -- than three characters fall back to a LIKE scan (docs/records.md).
+                    -- The trigram tokenizer finds substrings in any script (Chinese has no spaces) for terms of
+                    -- three or more characters (docs/records.md).
                     CREATE VIRTUAL TABLE record_search USING fts5 (
                         body, record_id UNINDEXED, field UNINDEXED, start_ms UNINDEXED, tokenize = 'trigram'
                     );
+                    -- The same rows (same rowid) with every Chinese/Japanese character spaced out, so one- and
+                    -- two-character terms (会, 发布) are phrase queries over single-character tokens.
+                    CREATE VIRTUAL TABLE record_search_chars USING fts5 (body, tokenize = 'unicode61');
                     -- Which FTS rows belong to which record (FTS5 cannot index record_id), so a record's rows are
-                    -- replaced or deleted without scanning the whole index. search_rowid is the FTS row's rowid.
+                    -- replaced or deleted without scanning the whole index. search_rowid is the rowid of the row in
+                    -- both FTS tables.
                     CREATE TABLE record_search_rows (
                         search_rowid INTEGER PRIMARY KEY,
                         record_id    TEXT NOT NULL
