@@ -4,7 +4,7 @@ import Testing
 
 @testable import EarshotServer
 
-/// The records search (FTS5 trigram + short-query scan) on a real SQLite database with the real schema:
+/// The records search (FTS5 trigram + per-character table) on a real SQLite database with the real schema:
 /// ranking, snippets, `start_ms`, Chinese substrings, mixed English/Chinese queries, one- and two-character
 /// Chinese queries, tenancy.
 @Suite struct RecordsSearchTests {

@@ -10,7 +10,7 @@ import Foundation
 var count = 100_000
 var databasePath = ""
 var iterations = 5
-var peerQueries = 20
+var peerQueries = Int.max
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -88,15 +88,21 @@ let englishCommon = """
     meeting budget launch customer product design review quarter revenue team plan deadline release market \
     report schedule contract invoice feedback roadmap hiring interview partner support ticket server outage
     """.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
-let syllables = [
-    "ka", "lo", "mi", "ter", "van", "sel", "dor", "pix", "ru", "ne", "bal", "cor", "fen", "gat", "hul",
-    "jin", "kem", "lar", "mos", "nup", "ost", "pra", "quo", "ris", "sta", "tul", "ump", "vel", "wex", "yor", "zan",
-]
+// The long tail: invented words spelled with English letter frequencies in consonant-vowel patterns, so their
+// trigrams are as varied as real English ones (a small syllable inventory would make every trigram common).
+let consonants = Array("ttnnssrrhhllddccmmffppggwwyybbvkjxqz")
+let vowels = Array("eeeeaaaoooiiiuuy")
 var random = Random(state: 42)
 var tail = Set<String>()
 while tail.count < 6000 {
-    let n = 2 + random.below(2)
-    tail.insert((0..<n).map { _ in syllables[random.below(syllables.count)] }.joined())
+    let length = 4 + random.below(6)
+    var word = ""
+    var vowel = random.below(3) == 0
+    for _ in 0..<length {
+        word.append(vowel ? vowels[random.below(vowels.count)] : consonants[random.below(consonants.count)])
+        vowel = random.below(4) == 0 ? vowel : !vowel
+    }
+    tail.insert(word)
 }
 let english = Vocabulary(englishCommon + tail.sorted())
 let hanzi = Array(

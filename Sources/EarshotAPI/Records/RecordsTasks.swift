@@ -109,7 +109,7 @@ public struct RecordSearchResults: Codable, Sendable, Hashable {
     /// One record found.
     public struct Hit: Codable, Sendable, Hashable {
         public var record: RecordSummaryItem
-        /// FTS5 bm25 relevance (higher is better); 0 for queries answered by the short-query scan.
+        /// Relevance: the negated FTS5 bm25 of the best matching row (higher is better).
         public var score: Double
         /// The best matches, best first (at most 3).
         public var matches: [Match]

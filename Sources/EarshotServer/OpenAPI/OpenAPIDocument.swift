@@ -1775,7 +1775,7 @@ enum OpenAPIDocument {
                     "name": "q",
                     "in": "query",
                     "required": true,
-                    "description": "Words to find; every word must occur in the record. Words of 1-2 characters are matched by a scan.",
+                    "description": "Words to find; every word must occur in the record (substrings of 3+ characters; 1-2 character Chinese terms as adjacent characters, short Latin terms as words).",
                     "schema": {
                       "type": "string"
                     }
@@ -3906,7 +3906,7 @@ enum OpenAPIDocument {
                         },
                         "score": {
                           "type": "number",
-                          "description": "Negated bm25; 0 for short-word scans."
+                          "description": "Negated bm25 of the best matching row (higher is better)."
                         },
                         "matches": {
                           "type": "array",

@@ -42,13 +42,13 @@ public struct RecordSearch: Sendable {
     /// One record found, best matches first.
     public struct Hit: Sendable, Hashable {
         public var recordID: String
-        /// Relevance, higher is better: the negated bm25 of the record's best row (0 on the short-query path).
+        /// Relevance, higher is better: the negated bm25 of the record's best row.
         public var score: Double
         public var matches: [Match]
     }
 
     /// At most this many rows are read per table and query (the newest matching ones).
-    public static let candidateRows = 2000
+    public static let candidateRows = 500
     /// Records whose rows found so far lack a term get their other rows checked, at most this many per query.
     static let coverageChecks = 100
     /// The longest query accepted, in characters, and the most terms.
@@ -155,11 +155,13 @@ public struct RecordSearch: Sendable {
                 byRowid[row.rowid] = row
             }
         }
+        // CROSS JOIN keeps the FTS table as the outer loop (rowid order, stopping at the limit); the planner would
+        // otherwise drive the character table's join from `records`.
         let scoped = "AND r.partner_id = ? AND (? IS NULL OR r.user_id = ?)"
         if !long.isEmpty {
             try collect(
                 "SELECT s.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, bm25(record_search) AS score "
-                    + "FROM record_search s JOIN records r ON r.id = s.record_id "
+                    + "FROM record_search s CROSS JOIN records r ON r.id = s.record_id "
                     + "WHERE record_search MATCH ? \(scoped) ORDER BY s.rowid DESC LIMIT ?",
                 long.map { phrase($0, spacedOut: false) }.joined(separator: " OR "))
         }
@@ -167,7 +169,7 @@ public struct RecordSearch: Sendable {
             try collect(
                 "SELECT c.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, "
                     + "bm25(record_search_chars) AS score FROM record_search_chars c "
-                    + "JOIN record_search s ON s.rowid = c.rowid JOIN records r ON r.id = s.record_id "
+                    + "CROSS JOIN record_search s ON s.rowid = c.rowid CROSS JOIN records r ON r.id = s.record_id "
                     + "WHERE record_search_chars MATCH ? \(scoped) ORDER BY c.rowid DESC LIMIT ?",
                 short.map { phrase($0, spacedOut: true) }.joined(separator: " OR "))
         }
