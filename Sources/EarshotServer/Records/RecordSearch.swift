@@ -6,8 +6,9 @@ import Foundation
 ///
 /// - `record_search`, trigram tokenizer: any substring of three or more characters in any script (Chinese has no
 ///   spaces between words), case-insensitive;
-/// - `record_search_chars`, unicode61 over the same text with every Chinese/Japanese character spaced out: one-
-///   and two-character terms (`会`, `发布`) as phrase queries over single characters, and short Latin words.
+/// - `record_search_chars`, unicode61 over the same text with every Chinese/Japanese character and every pair of
+///   adjacent ones as tokens: one- and two-character terms (`会`, `发布`) are single-token lookups; short Latin
+///   terms match words.
 ///
 /// A query is split on whitespace into terms; a record matches when every term occurs somewhere in it (title,
 /// tags or any sentence). Each table answers its terms (`"t1" OR "t2"`) with the newest ``candidateRows``
@@ -51,6 +52,8 @@ public struct RecordSearch: Sendable {
     public static let candidateRows = 500
     /// Records whose rows found so far lack a term get their other rows checked, at most this many per query.
     static let coverageChecks = 100
+    /// Records checked per statement.
+    static let coverageBatch = 20
     /// The longest query accepted, in characters, and the most terms.
     public static let maxQueryLength = 256
     public static let maxTerms = 8
@@ -110,26 +113,35 @@ public struct RecordSearch: Sendable {
         }
     }
 
-    /// `text` with a space on each side of every ``isSpacedOut(_:)`` character.
+    /// The text indexed in `record_search_chars`: `text` with every ``isSpacedOut(_:)`` character as a token of
+    /// its own, followed by each pair of adjacent such characters as a token (`发布会` → `发 布 会 发布 布会`),
+    /// so a one- or two-character term is a single-token lookup.
     static func spaced(_ text: String) -> String {
         var out = String.UnicodeScalarView()
+        var bigrams = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
             if isSpacedOut(scalar) {
                 out.append(" ")
                 out.append(scalar)
                 out.append(" ")
+                if let previous {
+                    bigrams.append(" ")
+                    bigrams.append(previous)
+                    bigrams.append(scalar)
+                }
+                previous = scalar
             } else {
                 out.append(scalar)
+                previous = nil
             }
         }
-        return String(out)
+        return String(out) + " " + String(bigrams)
     }
 
-    /// The FTS5 string for `term`: a quoted phrase (for the character table, of its spaced-out characters).
-    private static func phrase(_ term: String, spacedOut: Bool) -> String {
-        let text = spacedOut
-            ? spaced(term).split(separator: " ").joined(separator: " ") : term
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// `term` as an FTS5 string (a quoted token or phrase).
+    private static func phrase(_ term: String) -> String {
+        "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// The records of `scope` matching every term of `query`, best first, skipping `offset` and returning at
@@ -163,7 +175,7 @@ public struct RecordSearch: Sendable {
                 "SELECT s.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, bm25(record_search) AS score "
                     + "FROM record_search s CROSS JOIN records r ON r.id = s.record_id "
                     + "WHERE record_search MATCH ? \(scoped) ORDER BY s.rowid DESC LIMIT ?",
-                long.map { phrase($0, spacedOut: false) }.joined(separator: " OR "))
+                long.map(phrase).joined(separator: " OR "))
         }
         if !short.isEmpty {
             try collect(
@@ -171,7 +183,7 @@ public struct RecordSearch: Sendable {
                     + "bm25(record_search_chars) AS score FROM record_search_chars c "
                     + "CROSS JOIN record_search s ON s.rowid = c.rowid CROSS JOIN records r ON r.id = s.record_id "
                     + "WHERE record_search_chars MATCH ? \(scoped) ORDER BY c.rowid DESC LIMIT ?",
-                short.map { phrase($0, spacedOut: true) }.joined(separator: " OR "))
+                short.map(phrase).joined(separator: " OR "))
         }
         let rows = byRowid.values.sorted { $0.score != $1.score ? $0.score < $1.score : $0.rowid > $1.rowid }
         var records: [String: Aggregate] = [:]
@@ -186,18 +198,25 @@ public struct RecordSearch: Sendable {
             records[row.recordID]!.add(row, found: found)
         }
         // A term may sit in a row the candidates did not include (another sentence, or beyond the newest
-        // candidateRows): look at the other rows of the best partially matching records.
+        // candidateRows): look at the other rows of the best partially matching records, a batch at a time, until
+        // the page is full.
         if terms.count > 1 {
-            for id in order.lazy.filter({ records[$0]!.covered.count < terms.count }).prefix(coverageChecks) {
+            let partial = order.filter { records[$0]!.covered.count < terms.count }.prefix(coverageChecks)
+            var complete = order.filter { records[$0]!.covered.count == terms.count }.count
+            for batch in stride(from: partial.startIndex, to: partial.endIndex, by: coverageBatch) {
+                guard complete <= offset + limit else { break }
+                let ids = Array(partial[batch..<min(batch + coverageBatch, partial.endIndex)])
                 try db.forEachRow(
                     "SELECT rowid, record_id, field, start_ms, body, 0.0 AS score FROM record_search WHERE rowid IN "
-                        + "(SELECT search_rowid FROM record_search_rows WHERE record_id = ?)",
-                    [.text(id)]
+                        + "(SELECT search_rowid FROM record_search_rows WHERE record_id IN "
+                        + "(SELECT value FROM json_each(?)))",
+                    [.text("[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]")]
                 ) { sqlRow in
                     let row = try Row(sqlRow)
                     let found = row.terms(among: terms)
-                    if !found.isEmpty { records[id]!.add(row, found: found) }
+                    if !found.isEmpty { records[row.recordID]?.add(row, found: found) }
                 }
+                complete += ids.filter { records[$0]!.covered.count == terms.count }.count
             }
         }
         let ranked = order.compactMap { id -> (String, Aggregate)? in

@@ -202,8 +202,8 @@ public enum StoreSchema {
                     CREATE VIRTUAL TABLE record_search USING fts5 (
                         body, record_id UNINDEXED, field UNINDEXED, start_ms UNINDEXED, tokenize = 'trigram'
                     );
-                    -- The same rows (same rowid) with every Chinese/Japanese character spaced out, so one- and
-                    -- two-character terms (会, 发布) are phrase queries over single-character tokens.
+                    -- The same rows (same rowid) with every Chinese/Japanese character and every pair of adjacent
+                    -- ones as tokens, so one- and two-character terms (会, 发布) are single-token lookups.
                     CREATE VIRTUAL TABLE record_search_chars USING fts5 (body, tokenize = 'unicode61');
                     -- Which FTS rows belong to which record (FTS5 cannot index record_id), so a record's rows are
                     -- replaced or deleted without scanning the whole index. search_rowid is the rowid of the row in
