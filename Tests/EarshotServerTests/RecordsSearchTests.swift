@@ -183,7 +183,8 @@ import Testing
             return [
                 try db.scalar("SELECT COUNT(*) FROM record_search WHERE record_id = 'rec_budget'", as: Int.self),
                 try db.scalar(
-                    "SELECT COUNT(*) FROM record_search_chars WHERE rowid IN (\(rowids.map(String.init).joined(separator: ",")))",
+                    "SELECT COUNT(*) FROM record_search_chars WHERE rowid IN ("
+                        + rowids.map(String.init).joined(separator: ",") + ")",
                     as: Int.self),
             ]
         }
