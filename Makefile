@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api bench-notes
+.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -81,3 +81,8 @@ bench-api: release
 ## Notes benchmark: summary time per transcript minute, built-in llama-server + SmolLM2 vs the extractive summary.
 bench-notes: setup
 	Benchmarks/notes/run
+
+## Records search benchmark: 100,000 synthetic en/zh records, FTS5 trigram search p50/p95 vs a LIKE scan (target p95 < 20 ms).
+bench-records: setup
+	swift build -c release --product earshot-bench-records $(SWIFT_FLAGS)
+	Benchmarks/records/run

@@ -121,6 +121,7 @@ targets += [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
             "EarshotSpeech", "EarshotNotes", "EarshotTestSupport",
         ],
+        exclude: ["Fixtures"],
         swiftSettings: swiftSettings),
 ]
 
@@ -160,6 +161,9 @@ targets += [
     .executableTarget(
         name: "earshot-bench-api", dependencies: ["EarshotKit", "EarshotAPI"], path: "Benchmarks/api/Runner",
         swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "earshot-bench-records", dependencies: ["EarshotServer", "EarshotStore"],
+        path: "Benchmarks/records/Target", swiftSettings: swiftSettings),
 ]
 
 // MARK: - Examples (what partners copy; built and tested end to end, not shipped)

@@ -11,8 +11,7 @@ public struct NotesError: Error, Sendable, CustomStringConvertible {
         public static let invalidInput = Code(kind: .invalidInput)
         /// The requested target language is not one of ``LanguageCatalog/translationTargets``.
         public static let unsupportedLanguage = Code(kind: .unsupportedLanguage)
-        /// No language model is reachable: connection refused, the managed `llama-server` cannot start, or none
-        /// is configured.
+        /// No language model is reachable: connection refused, or the managed `llama-server` cannot start.
         public static let unavailable = Code(kind: .unavailable)
         /// The language model did not answer within the configured timeout.
         public static let timeout = Code(kind: .timeout)
@@ -21,7 +20,8 @@ public struct NotesError: Error, Sendable, CustomStringConvertible {
         /// The provider answered 2xx with something that is not a usable chat completion, or the model's text
         /// failed validation (not JSON, segment numbers outside the transcript…).
         public static let invalidResponse = Code(kind: .invalidResponse)
-        /// A `Configuration` value cannot work (a missing binary or model file, a bad URL).
+        /// A `Configuration` value cannot work (a missing binary or model file, a bad URL), or the call needs a
+        /// language model and none is configured.
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
         public var description: String { kind.rawValue }
     }

@@ -14,6 +14,11 @@ let commands: [any Command.Type] = [
     VersionCommand.self,
     ModelsCommand.self,
     VoiceprintsCommand.self,
+    RecordsListCommand.self,
+    RecordsSearchCommand.self,
+    RecordsShowCommand.self,
+    RecordsSummarizeCommand.self,
+    RecordsTranslateCommand.self,
 ]
 
 let root = CommandSpec(

@@ -95,12 +95,12 @@ struct TranslationCheckTests {
         #expect(error?.message.contains("zh, en, ja") == true)
     }
 
-    @Test("Translation without a language model is unavailable and says how to configure one")
+    @Test("Translation without a language model is a configuration error that says how to configure one")
     func noModel() async {
         let error = await #expect(throws: NotesError.self) {
             try await NoteProcessor(model: nil).translate(Transcripts.meeting, from: "en", to: "fr")
         }
-        #expect(error?.code == .unavailable)
+        #expect(error?.code == .invalidConfiguration)
         #expect(error?.message.contains("llm-base-url") == true)
     }
 

@@ -94,7 +94,7 @@ public struct NoteProcessor: NoteProcessing {
         }
         guard let model else {
             throw NotesError(
-                .unavailable,
+                .invalidConfiguration,
                 "translation needs a language model: set llm-base-url, or keep llm-managed on and run make setup")
         }
         let translator = ModelTranslator(model: model, batchSegments: max(1, configuration.translationBatchSegments))

@@ -48,6 +48,7 @@ public struct Application: Sendable {
                     // Idle until the first summary or translation asks for it; stopped with the server.
                     group.addTask { try await languageModel.run() }
                 }
+                group.addTask { await services.recordNotes.run() }
                 logger.notice(
                     "earshot listening",
                     metadata: [

@@ -15,6 +15,7 @@ struct Services: Sendable {
     let queue: JobQueue
     let webhooks: Webhooks
     let transcriptions: TranscriptionService
+    let records: RecordsService
     let running = RunningTasks()
     let engines: FileTranscriber
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
@@ -65,8 +66,13 @@ struct Services: Sendable {
             now: now)
         let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod)
         self.webhooks = webhooks
-        // A task's webhook delivery is recorded in the transaction that makes it final.
-        queue = JobQueue(metadata: metadata, onFinal: { db, job in try webhooks.enqueue(db, for: job) })
+        // A task's webhook delivery, and a record task's result, are recorded in the transaction that makes it final.
+        queue = JobQueue(
+            metadata: metadata,
+            onFinal: { db, job in
+                try webhooks.enqueue(db, for: job)
+                try RecordTasks.applyFinal(db, job)
+            })
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
@@ -74,6 +80,10 @@ struct Services: Sendable {
             configuration: .init(
                 slots: configuration.openAIConcurrency, maxWaiting: configuration.openAIConcurrency,
                 maxWait: configuration.openAIMaxWait))
+        records = RecordsService(
+            metadata: metadata, blobs: blobs, transcriptions: transcriptions,
+            tasks: RecordTasks(
+                queue: queue, metadata: metadata, running: running, maxAttempts: configuration.taskMaxAttempts))
         engines = FileTranscriber(
             configuration: .init(
                 models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
@@ -87,6 +97,16 @@ struct Services: Sendable {
             metrics: taskMetrics,
             configuration: .init(
                 count: configuration.workers, lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
+                pollInterval: configuration.taskPollInterval))
+    }
+
+    /// The runner of record summaries and transcript translations (run by `Application.run`).
+    var recordNotes: RecordNotesRunner {
+        RecordNotesRunner(
+            queue: queue, metadata: metadata,
+            processor: notes,
+            configuration: .init(
+                lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
                 pollInterval: configuration.taskPollInterval))
     }
 
@@ -108,6 +128,7 @@ struct Services: Sendable {
             spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         ).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
+        RecordsRoutes(records: records, tokens: tokens).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
         VoiceprintRoutes(
             voiceprints: VoiceprintService(

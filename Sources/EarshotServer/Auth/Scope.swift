@@ -9,7 +9,9 @@ enum Scope: String, Sendable, CaseIterable {
     case devicesBind = "devices:bind"
     /// Read the user's own records.
     case recordsRead = "records:read"
+    /// Create, edit, delete the user's own records and run offline tasks on them.
+    case recordsWrite = "records:write"
 
     /// The scopes of every user token.
-    static let user: [Scope] = [.filesWrite, .devicesBind, .recordsRead]
+    static let user: [Scope] = [.filesWrite, .devicesBind, .recordsRead, .recordsWrite]
 }

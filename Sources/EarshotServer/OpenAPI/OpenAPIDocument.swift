@@ -43,6 +43,10 @@ enum OpenAPIDocument {
             {
               "name": "voiceprints",
               "description": "Named speakers per user (partner token naming the user, or a user token): enrol from an uploaded file, list, delete."
+            },
+            {
+              "name": "records",
+              "description": "The records library: recordings with transcript, summary, translations, search and offline tasks."
             }
           ],
           "paths": {
@@ -1847,6 +1851,964 @@ enum OpenAPIDocument {
                   }
                 }
               }
+            },
+            "/open/partner/records": {
+              "post": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "createRecord",
+                "summary": "Create a record from an uploaded file (user token: its own file; partner token: any tenant file, optional user_id); computes duration and amplitude envelope",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/RecordCreateRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "description": "The new record.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordDetail"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field and what to send instead.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such file for this caller (`NOT_FOUND`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The record's state does not allow this (`CONFLICT`), e.g. no transcript yet, or the file already has a record.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "listRecords",
+                "summary": "The caller's records (user token: own; partner token: the tenant's), newest record_time first, cursor-paged",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "cursor",
+                    "in": "query",
+                    "required": false,
+                    "description": "next_cursor of the previous page.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "required": false,
+                    "description": "1-200 (default 50).",
+                    "schema": {
+                      "type": "integer"
+                    }
+                  },
+                  {
+                    "name": "tag",
+                    "in": "query",
+                    "required": false,
+                    "description": "Only records with this tag.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "from",
+                    "in": "query",
+                    "required": false,
+                    "description": "Earliest record time: Unix ms, ISO 8601 date-time, or a date (UTC midnight).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "to",
+                    "in": "query",
+                    "required": false,
+                    "description": "Latest record time (a date means the end of that day).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "source",
+                    "in": "query",
+                    "required": false,
+                    "description": "import, phone or device:<serial>.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "has_transcript",
+                    "in": "query",
+                    "required": false,
+                    "description": "true or false.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "user_id",
+                    "in": "query",
+                    "required": false,
+                    "description": "Partner tokens: one user's records.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "One page.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordList"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field and what to send instead.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/records/search": {
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "searchRecords",
+                "summary": "Search titles, tags and transcripts (FTS5 trigram, bm25-ranked; English and Chinese substrings), with highlighted snippets and the matching sentence's start_ms",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "q",
+                    "in": "query",
+                    "required": true,
+                    "description": "Words to find; every word must occur in the record (substrings of 3+ characters; 1-2 character Chinese terms as adjacent characters, short Latin terms as words).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "limit",
+                    "in": "query",
+                    "required": false,
+                    "description": "1-100 (default 20).",
+                    "schema": {
+                      "type": "integer"
+                    }
+                  },
+                  {
+                    "name": "offset",
+                    "in": "query",
+                    "required": false,
+                    "description": "Hits to skip (next_offset of the previous page).",
+                    "schema": {
+                      "type": "integer"
+                    }
+                  },
+                  {
+                    "name": "user_id",
+                    "in": "query",
+                    "required": false,
+                    "description": "Partner tokens: one user's records.",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "Hits, best first.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordSearchResults"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field and what to send instead.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/records/{record_id}": {
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "getRecord",
+                "summary": "A record: metadata, amplitude envelope, transcript sentences, summary, translations, latest tasks",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The record.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordDetail"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "patch": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "updateRecord",
+                "summary": "Change the title, the tags or speaker display names (shown in the detail and exports)",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/RecordUpdateRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "200": {
+                    "description": "The record after the change.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordDetail"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field and what to send instead.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "delete": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "deleteRecord",
+                "summary": "Delete a record with its file (row and blob), search rows and tasks",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "204": {
+                    "description": "Deleted."
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/records/{record_id}/audio": {
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "getRecordAudio",
+                "summary": "The record's audio file (supports Range)",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The audio.",
+                    "content": {
+                      "application/octet-stream": {
+                        "schema": {
+                          "type": "string",
+                          "format": "binary"
+                        }
+                      }
+                    }
+                  },
+                  "206": {
+                    "description": "The requested byte range.",
+                    "content": {
+                      "application/octet-stream": {
+                        "schema": {
+                          "type": "string",
+                          "format": "binary"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/records/{record_id}/export": {
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "exportRecord",
+                "summary": "The record as text, SubRip, WebVTT, JSON or a Markdown note (title, summary, key points, transcript with speakers and timestamps, translations)",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "format",
+                    "in": "query",
+                    "required": false,
+                    "description": "txt, srt, vtt, json or md (default).",
+                    "schema": {
+                      "type": "string",
+                      "enum": [
+                        "txt",
+                        "srt",
+                        "vtt",
+                        "json",
+                        "md"
+                      ]
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The export (`Content-Disposition: attachment`).",
+                    "content": {
+                      "text/plain": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "application/x-subrip": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "text/vtt": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      },
+                      "application/json": {
+                        "schema": {
+                          "type": "object"
+                        }
+                      },
+                      "text/markdown": {
+                        "schema": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field and what to send instead.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The record's state does not allow this (`CONFLICT`), e.g. no transcript yet, or the file already has a record.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/records/{record_id}/tasks": {
+              "post": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "createRecordTask",
+                "summary": "Run an offline task: 0 transcribe, 1 summarize, 2 translate (source speech: Whisper to English; transcript: language model). Same queue and states as transcription tasks; a success replaces the record's current result",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "requestBody": {
+                  "required": true,
+                  "content": {
+                    "application/json": {
+                      "schema": {
+                        "$ref": "#/components/schemas/RecordTaskRequest"
+                      }
+                    }
+                  }
+                },
+                "responses": {
+                  "201": {
+                    "description": "The queued task.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordTask"
+                        }
+                      }
+                    }
+                  },
+                  "400": {
+                    "description": "Invalid request (`INVALID_ARGUMENT`); the message names the field and what to send instead.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "409": {
+                    "description": "The record's state does not allow this (`CONFLICT`), e.g. no transcript yet, or the file already has a record.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "listRecordTasks",
+                "summary": "The record's task history, newest first",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The tasks.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordTaskList"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such record for this caller (`NOT_FOUND`); another user's or tenant's record looks exactly like a missing one.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "/open/partner/records/{record_id}/tasks/{task_id}": {
+              "get": {
+                "tags": [
+                  "records"
+                ],
+                "operationId": "getRecordTask",
+                "summary": "One offline task of the record",
+                "security": [
+                  {
+                    "bearer": []
+                  }
+                ],
+                "parameters": [
+                  {
+                    "name": "record_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The record id (`rec_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  },
+                  {
+                    "name": "task_id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The task id (`task_…`).",
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                ],
+                "responses": {
+                  "200": {
+                    "description": "The task.",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/RecordTask"
+                        }
+                      }
+                    }
+                  },
+                  "401": {
+                    "description": "Missing, expired, forged or otherwise invalid token (`UNAUTHORIZED`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "403": {
+                    "description": "The token lacks the `records:read`/`records:write` scope (`FORBIDDEN`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  },
+                  "404": {
+                    "description": "No such task on this record (`NOT_FOUND`).",
+                    "content": {
+                      "application/json": {
+                        "schema": {
+                          "$ref": "#/components/schemas/ErrorResponse"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
             }
           },
           "components": {
@@ -2813,6 +3775,598 @@ enum OpenAPIDocument {
                     "type": "array",
                     "items": {
                       "$ref": "#/components/schemas/Voiceprint"
+                    }
+                  }
+                }
+              },
+              "RecordCreateRequest": {
+                "type": "object",
+                "required": [
+                  "file_id"
+                ],
+                "properties": {
+                  "file_id": {
+                    "type": "string",
+                    "description": "FileId or DownloadUrl from complete-upload."
+                  },
+                  "user_id": {
+                    "type": "string",
+                    "description": "Partner tokens: the user owning the record."
+                  },
+                  "title": {
+                    "type": "string",
+                    "maxLength": 200
+                  },
+                  "tags": {
+                    "type": "array",
+                    "maxItems": 32,
+                    "items": {
+                      "type": "string",
+                      "maxLength": 64
+                    }
+                  },
+                  "record_time_ms": {
+                    "type": "integer"
+                  },
+                  "language": {
+                    "type": "string"
+                  },
+                  "source": {
+                    "type": "string",
+                    "description": "import (default), phone or device:<serial>."
+                  }
+                }
+              },
+              "RecordUpdateRequest": {
+                "type": "object",
+                "properties": {
+                  "title": {
+                    "type": "string",
+                    "maxLength": 200
+                  },
+                  "tags": {
+                    "type": "array",
+                    "maxItems": 32,
+                    "items": {
+                      "type": "string",
+                      "maxLength": 64
+                    }
+                  },
+                  "speaker_names": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "string"
+                    },
+                    "description": "Label → display name; an empty name removes it."
+                  }
+                }
+              },
+              "RecordSummaryItem": {
+                "type": "object",
+                "required": [
+                  "record_id",
+                  "file_id",
+                  "title",
+                  "tags",
+                  "record_time_ms",
+                  "duration_ms",
+                  "source",
+                  "has_transcript",
+                  "has_summary",
+                  "translations",
+                  "created_at_ms",
+                  "updated_at_ms"
+                ],
+                "properties": {
+                  "record_id": {
+                    "type": "string"
+                  },
+                  "file_id": {
+                    "type": "string"
+                  },
+                  "user_id": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "title": {
+                    "type": "string"
+                  },
+                  "tags": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "record_time_ms": {
+                    "type": "integer",
+                    "description": "When it was recorded (Unix ms)."
+                  },
+                  "duration_ms": {
+                    "type": "integer"
+                  },
+                  "language": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "source": {
+                    "type": "string",
+                    "description": "import, phone or device:<serial>."
+                  },
+                  "has_transcript": {
+                    "type": "boolean"
+                  },
+                  "has_summary": {
+                    "type": "boolean"
+                  },
+                  "translations": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    },
+                    "description": "Target languages translated."
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  },
+                  "updated_at_ms": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "RecordList": {
+                "type": "object",
+                "required": [
+                  "records"
+                ],
+                "properties": {
+                  "records": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/RecordSummaryItem"
+                    }
+                  },
+                  "next_cursor": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "RecordSentence": {
+                "type": "object",
+                "required": [
+                  "start_ms",
+                  "end_ms",
+                  "text"
+                ],
+                "properties": {
+                  "speaker": {
+                    "type": [
+                      "string",
+                      "null"
+                    ],
+                    "description": "Display name if set, else the label."
+                  },
+                  "start_ms": {
+                    "type": "integer"
+                  },
+                  "end_ms": {
+                    "type": "integer"
+                  },
+                  "text": {
+                    "type": "string"
+                  },
+                  "words": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "start_ms": {
+                          "type": "integer"
+                        },
+                        "end_ms": {
+                          "type": "integer"
+                        },
+                        "text": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "RecordDetail": {
+                "type": "object",
+                "required": [
+                  "record",
+                  "speaker_names",
+                  "translations",
+                  "tasks"
+                ],
+                "properties": {
+                  "record": {
+                    "$ref": "#/components/schemas/RecordSummaryItem"
+                  },
+                  "envelope": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "properties": {
+                      "points_per_second": {
+                        "type": "integer"
+                      },
+                      "count": {
+                        "type": "integer"
+                      },
+                      "data": {
+                        "type": "string",
+                        "description": "Base64 of the quantised envelope (EENV v1: min, max, RMS per bucket)."
+                      }
+                    }
+                  },
+                  "speaker_names": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "string"
+                    }
+                  },
+                  "transcript": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "properties": {
+                      "language": {
+                        "type": "string"
+                      },
+                      "duration_ms": {
+                        "type": "integer"
+                      },
+                      "sentences": {
+                        "type": "array",
+                        "items": {
+                          "$ref": "#/components/schemas/RecordSentence"
+                        }
+                      }
+                    }
+                  },
+                  "summary": {
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "properties": {
+                      "abstract": {
+                        "type": "string"
+                      },
+                      "key_points": {
+                        "type": "array",
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "text",
+                            "start_ms",
+                            "end_ms"
+                          ],
+                          "properties": {
+                            "text": {
+                              "type": "string"
+                            },
+                            "start_ms": {
+                              "type": "integer"
+                            },
+                            "end_ms": {
+                              "type": "integer"
+                            }
+                          }
+                        }
+                      },
+                      "action_items": {
+                        "type": "array",
+                        "items": {
+                          "type": "object",
+                          "required": [
+                            "text",
+                            "start_ms",
+                            "end_ms"
+                          ],
+                          "properties": {
+                            "text": {
+                              "type": "string"
+                            },
+                            "start_ms": {
+                              "type": "integer"
+                            },
+                            "end_ms": {
+                              "type": "integer"
+                            }
+                          }
+                        }
+                      },
+                      "method": {
+                        "type": "string",
+                        "enum": [
+                          "llm",
+                          "extractive",
+                          "speech"
+                        ]
+                      },
+                      "model": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "language": {
+                        "type": [
+                          "string",
+                          "null"
+                        ]
+                      },
+                      "warnings": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        },
+                        "description": "Why the summary is what it is, e.g. why the extractive summary stands in for the language model's."
+                      }
+                    }
+                  },
+                  "translations": {
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "object",
+                      "properties": {
+                        "target_language": {
+                          "type": "string"
+                        },
+                        "sentences": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/components/schemas/RecordSentence"
+                          }
+                        },
+                        "method": {
+                          "type": "string",
+                          "enum": [
+                            "llm",
+                            "speech"
+                          ]
+                        },
+                        "model": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "detected_language": {
+                          "type": [
+                            "string",
+                            "null"
+                          ]
+                        },
+                        "warnings": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "tasks": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/RecordTask"
+                    }
+                  }
+                }
+              },
+              "RecordTaskRequest": {
+                "type": "object",
+                "required": [
+                  "task_type"
+                ],
+                "properties": {
+                  "task_type": {
+                    "type": "integer",
+                    "enum": [
+                      0,
+                      1,
+                      2
+                    ],
+                    "description": "0 transcribe, 1 summarize, 2 translate."
+                  },
+                  "target_language": {
+                    "type": "string",
+                    "enum": [
+                      "zh",
+                      "en",
+                      "ja",
+                      "ko",
+                      "fr",
+                      "de",
+                      "es",
+                      "ru",
+                      "it",
+                      "pt",
+                      "th",
+                      "vi",
+                      "ar",
+                      "hi"
+                    ]
+                  },
+                  "model": {
+                    "type": "string",
+                    "enum": [
+                      "asr-fast",
+                      "asr-pro"
+                    ],
+                    "description": "Speech tier for task 0 and speech translation."
+                  },
+                  "source": {
+                    "type": "string",
+                    "enum": [
+                      "transcript",
+                      "speech"
+                    ],
+                    "description": "Task 2: speech (Whisper, English only) or transcript (language model, default)."
+                  }
+                }
+              },
+              "RecordTask": {
+                "type": "object",
+                "required": [
+                  "task_id",
+                  "record_id",
+                  "task_type",
+                  "status",
+                  "progress",
+                  "attempts",
+                  "created_at_ms",
+                  "updated_at_ms"
+                ],
+                "properties": {
+                  "task_id": {
+                    "type": "string"
+                  },
+                  "record_id": {
+                    "type": "string"
+                  },
+                  "task_type": {
+                    "type": "integer"
+                  },
+                  "target_language": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "source": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "model": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "status": {
+                    "type": "string",
+                    "enum": [
+                      "PENDING",
+                      "RECEIVED",
+                      "STARTED",
+                      "PROGRESS",
+                      "SUCCESS",
+                      "FAILURE",
+                      "REVOKED"
+                    ]
+                  },
+                  "progress": {
+                    "type": "integer"
+                  },
+                  "error": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "attempts": {
+                    "type": "integer"
+                  },
+                  "created_at_ms": {
+                    "type": "integer"
+                  },
+                  "updated_at_ms": {
+                    "type": "integer"
+                  },
+                  "finished_at_ms": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  }
+                }
+              },
+              "RecordTaskList": {
+                "type": "object",
+                "required": [
+                  "tasks"
+                ],
+                "properties": {
+                  "tasks": {
+                    "type": "array",
+                    "items": {
+                      "$ref": "#/components/schemas/RecordTask"
+                    }
+                  }
+                }
+              },
+              "RecordSearchResults": {
+                "type": "object",
+                "required": [
+                  "query",
+                  "hits"
+                ],
+                "properties": {
+                  "query": {
+                    "type": "string"
+                  },
+                  "next_offset": {
+                    "type": [
+                      "integer",
+                      "null"
+                    ]
+                  },
+                  "hits": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "record": {
+                          "$ref": "#/components/schemas/RecordSummaryItem"
+                        },
+                        "score": {
+                          "type": "number",
+                          "description": "Negated bm25 of the best matching row (higher is better)."
+                        },
+                        "matches": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "properties": {
+                              "field": {
+                                "type": "string",
+                                "enum": [
+                                  "title",
+                                  "tags",
+                                  "transcript"
+                                ]
+                              },
+                              "start_ms": {
+                                "type": [
+                                  "integer",
+                                  "null"
+                                ]
+                              },
+                              "snippet": {
+                                "type": "string",
+                                "description": "HTML-escaped, hits in <em>…</em>."
+                              }
+                            }
+                          }
+                        }
+                      }
                     }
                   }
                 }

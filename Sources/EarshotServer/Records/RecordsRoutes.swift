@@ -1,0 +1,90 @@
+import EarshotAPI
+import EarshotHTTP
+
+/// The records routes (partner or user token; the token decides the scope): create, list, search, detail,
+/// update, delete, audio, export, offline tasks.
+struct RecordsRoutes: Sendable {
+    let records: RecordsService
+    let tokens: TokenService
+
+    func register(on api: some RouteBuilder) {
+        api.post(APIPath.records) { request, _ in
+            let caller = try await tokens.authenticate(request)
+            return try .json(
+                try await records.create(for: caller, try request.decode(RecordCreateRequest.self)), status: .created)
+        }
+        api.get(APIPath.records) { request, _ in
+            let caller = try await tokens.authenticate(request)
+            let query = request.query
+            var hasTranscript: Bool?
+            switch query["has_transcript"]?.lowercased() {
+            case nil: hasTranscript = nil
+            case "true", "1": hasTranscript = true
+            case "false", "0": hasTranscript = false
+            case let other?:
+                throw PlatformError.invalidArgument("has_transcript \"\(other.prefix(16))\" must be true or false")
+            }
+            if let source = query["source"] { _ = try RecordsService.source(source) }
+            let filters = RecordsService.Filters(
+                tag: query["tag"], from: try RecordsService.date(query["from"], name: "from"),
+                to: try RecordsService.date(query["to"], name: "to", endOfDay: true), source: query["source"],
+                hasTranscript: hasTranscript, userID: query["user_id"])
+            return try .json(
+                try await records.list(
+                    for: caller, cursor: query["cursor"], limit: try query.get("limit", as: Int.self),
+                    filters: filters))
+        }
+        api.get(APIPath.recordSearch) { request, _ in
+            let caller = try await tokens.authenticate(request)
+            return try .json(
+                try await records.search(
+                    for: caller, query: request.query["q"], limit: try request.query.get("limit", as: Int.self),
+                    offset: try request.query.get("offset", as: Int.self), userID: request.query["user_id"]))
+        }
+        api.get(APIPath.record) { request, context in
+            let caller = try await tokens.authenticate(request)
+            return try .json(try await records.detail(for: caller, id: try context.parameters.require("record_id")))
+        }
+        api.patch(APIPath.record) { request, context in
+            let caller = try await tokens.authenticate(request)
+            return try .json(
+                try await records.update(
+                    for: caller, id: try context.parameters.require("record_id"),
+                    try request.decode(RecordUpdateRequest.self)))
+        }
+        api.delete(APIPath.record) { request, context in
+            let caller = try await tokens.authenticate(request)
+            try await records.delete(for: caller, id: try context.parameters.require("record_id"))
+            return Response(status: .noContent)
+        }
+        api.get(APIPath.recordAudio) { request, context in
+            let caller = try await tokens.authenticate(request)
+            return try await records.audio(for: caller, id: try context.parameters.require("record_id"))
+        }
+        api.get(APIPath.recordExport) { request, context in
+            let caller = try await tokens.authenticate(request)
+            return try await records.export(
+                for: caller, id: try context.parameters.require("record_id"), format: request.query["format"])
+        }
+        api.post(APIPath.recordTasks) { request, context in
+            let caller = try await tokens.authenticate(request)
+            let record = try await records.record(for: caller, id: try context.parameters.require("record_id"))
+            let body = try request.decode(RecordTaskRequest.self)
+            return try .json(try await records.tasks.create(for: caller, record: record, body), status: .created)
+        }
+        api.get(APIPath.recordTasks) { request, context in
+            let caller = try await tokens.authenticate(request)
+            try caller.require(.recordsRead)
+            let record = try await records.record(for: caller, id: try context.parameters.require("record_id"))
+            return try .json(RecordTaskList(tasks: try await records.tasks.list(for: caller, recordID: record.id)))
+        }
+        api.get(APIPath.recordTask) { request, context in
+            let caller = try await tokens.authenticate(request)
+            try caller.require(.recordsRead)
+            let record = try await records.record(for: caller, id: try context.parameters.require("record_id"))
+            return try .json(
+                try await records.tasks.task(
+                    for: caller, recordID: record.id, taskID: try context.parameters.require("task_id")))
+        }
+    }
+}
