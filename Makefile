@@ -37,12 +37,18 @@ run: release
 	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
 	.build/release/earshot serve
 
+# Suites whose assertions involve wall-clock bounds (socket timeouts, grace periods, webhook and token expiry). They
+# run first, on their own, so the CPU-heavy suites (decoding, diarization, the language model) cannot starve them on
+# a 2-core machine; everything else runs after them in parallel.
+TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|ResumeAndErrorTests
+
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS).
 test: setup
 	scripts/lint-kit
 	swift build --build-tests $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
-	swift test --skip-build $(SWIFT_FLAGS)
+	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
+	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
 
 ## Helpers: debug build with tests, release build of the executable.
 build: setup

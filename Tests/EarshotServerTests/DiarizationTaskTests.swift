@@ -118,6 +118,41 @@ struct DiarizationTaskTests {
             }
         }
     }
+
+    @Test func aRecordTranscribedWithDiarizationShowsItsSpeakersAndTheirNames() async throws {
+        try await TestPlatform.with { platform in
+            let (_, _, user) = try await platform.newUser()
+            let id = try await platform.createRecord(
+                token: user, audio: try DiarizationFixtures.pyannoteCall(), ["title": "Call"]
+            ).record.recordID
+            // diarization belongs to task_type 0 only.
+            let refused = try await platform.send(
+                "POST", platform.recordPath(APIPath.recordTasks, id), token: user,
+                json: ["task_type": 1, "diarization": ["enabled": true]])
+            #expect(refused.status == 400 && refused.text.contains("task_type 0"), "\(refused.text)")
+            let task = try await platform.send(
+                "POST", platform.recordPath(APIPath.recordTasks, id), token: user,
+                json: ["task_type": 0, "diarization": ["enabled": true, "max_speakers": 3]]
+            ).decode(RecordTask.self)
+            let done = try await platform.waitForRecordTask(id, task.taskID, token: user)
+            try #require(done.status == .success, "\(done.error ?? "")")
+            let detail = try await platform.send("GET", platform.recordPath(APIPath.record, id), token: user)
+                .decode(RecordDetail.self)
+            let sentences = try #require(detail.transcript?.sentences)
+            let speakers = Set(sentences.compactMap(\.speaker))
+            #expect(speakers.count >= 2 && speakers.contains("Speaker 1"), "\(sentences)")
+
+            // Names given on the record replace the labels in the detail and the Markdown note.
+            let patched = try await platform.send(
+                "PATCH", platform.recordPath(APIPath.record, id), token: user,
+                json: ["speaker_names": ["Speaker 1": "Alice"]])
+            #expect(patched.status == 200, "\(patched.text)")
+            let note = try await platform.send(
+                "GET", platform.recordPath(APIPath.recordExport, id) + "?format=md", token: user)
+            #expect(note.text.contains("Alice"))
+            #expect(!note.text.contains("Speaker 1:") && !note.text.contains("**Speaker 1**"))
+        }
+    }
 }
 
 /// Fixtures of the diarization server tests.

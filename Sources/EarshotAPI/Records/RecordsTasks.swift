@@ -10,16 +10,23 @@ public struct RecordTaskRequest: Codable, Sendable, Hashable {
     /// For task type 2 with target `en`: `speech` translates the audio with Whisper (no language model needed);
     /// `transcript` (default) translates the transcript with the language model.
     public var source: String?
+    /// For task type 0: label speakers (`{enabled, speakers?, min_speakers?, max_speakers?}`), as on transcription
+    /// tasks; the record's user's voiceprints name the speakers they match.
+    public var diarization: TranscriptionTaskRequest.Diarization?
 
-    public init(taskType: Int, targetLanguage: String? = nil, model: String? = nil, source: String? = nil) {
+    public init(
+        taskType: Int, targetLanguage: String? = nil, model: String? = nil, source: String? = nil,
+        diarization: TranscriptionTaskRequest.Diarization? = nil
+    ) {
         self.taskType = taskType
         self.targetLanguage = targetLanguage
         self.model = model
         self.source = source
+        self.diarization = diarization
     }
 
     enum CodingKeys: String, CodingKey {
-        case model, source
+        case model, source, diarization
         case taskType = "task_type"
         case targetLanguage = "target_language"
     }

@@ -4217,6 +4217,35 @@ enum OpenAPIDocument {
                       "speech"
                     ],
                     "description": "Task 2: speech (Whisper, English only) or transcript (language model, default)."
+                  },
+                  "diarization": {
+                    "type": "object",
+                    "required": [
+                      "enabled"
+                    ],
+                    "properties": {
+                      "enabled": {
+                        "type": "boolean"
+                      },
+                      "speakers": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 32
+                      },
+                      "min_speakers": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 32,
+                        "description": "Fewest speakers to find."
+                      },
+                      "max_speakers": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": 32,
+                        "description": "Most speakers to find."
+                      }
+                    },
+                    "description": "Task 0: label speakers, as on transcription tasks; the record user's voiceprints name the speakers they match."
                   }
                 }
               },

@@ -75,6 +75,12 @@ struct RecordTasks: Sendable {
                 throw PlatformError.invalidArgument("source only applies to task_type 2 (translate)")
             }
         }
+        if let diarization = request.diarization {
+            guard request.taskType == 0 else {
+                throw PlatformError.invalidArgument("diarization only applies to task_type 0 (transcribe)")
+            }
+            try TranscriptionService.validate(diarization)
+        }
         let speech = request.taskType == 0 || source == "speech"
         var model: String?
         if speech {
@@ -101,7 +107,8 @@ struct RecordTasks: Sendable {
             payload = try RecordsService.json(
                 TranscriptionPayload(
                     fileID: record.fileID, model: model!, language: request.taskType == 0 ? record.language : nil,
-                    task: request.taskType == 0 ? "transcribe" : "translate", diarization: nil, callbackURL: nil,
+                    task: request.taskType == 0 ? "transcribe" : "translate", diarization: request.diarization,
+                    callbackURL: nil,
                     userID: record.userID))
         } else {
             kind = Self.noteKind

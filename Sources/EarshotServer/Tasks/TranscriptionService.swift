@@ -63,13 +63,7 @@ struct TranscriptionService: Sendable {
             throw PlatformError.invalidArgument(
                 "language \"\(language)\" is unknown; use an ISO code such as en, zh, de, or omit it to detect it")
         }
-        if let diarization = request.diarization {
-            do {
-                _ = try Self.attributionOptions(diarization).diarizerConfiguration()
-            } catch {
-                throw PlatformError.invalidArgument("diarization: \(error.message)")
-            }
-        }
+        if let diarization = request.diarization { try Self.validate(diarization) }
         if let callback = request.callbackURL {
             guard let url = URL(string: callback), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host?.isEmpty == false
@@ -250,6 +244,15 @@ struct TranscriptionService: Sendable {
             job.kind == Self.kind
         else { throw Self.notFound(id) }
         return job
+    }
+
+    /// Refuses a `diarization` option the diarizer cannot honour (bad counts, min above max), naming the field.
+    static func validate(_ diarization: TranscriptionTaskRequest.Diarization) throws {
+        do {
+            _ = try attributionOptions(diarization).diarizerConfiguration()
+        } catch {
+            throw PlatformError.invalidArgument("diarization: \(error.message)")
+        }
     }
 
     /// The speaker-attribution options a task's `diarization` asks for.

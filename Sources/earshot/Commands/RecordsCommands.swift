@@ -208,6 +208,7 @@ enum RecordsSummarizeCommand: Command {
         if !summary.actionItems.isEmpty { print("\nAction items:") }
         for point in summary.actionItems { print("  [\(RecordsCommandSupport.clock(point.startMs))] \(point.text)") }
         print("\n(\(summary.method)\(summary.model.map { ", " + $0 } ?? ""))")
+        for warning in summary.warnings { print("note: \(warning)") }
         return 0
     }
 }
