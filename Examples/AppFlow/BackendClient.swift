@@ -91,7 +91,8 @@ struct BackendClient: Sendable {
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch {
-            throw EarshotError(.invalidResponse, "\(method) \(path): unexpected answer", status: status, underlying: error)
+            throw EarshotError(
+                .invalidResponse, "\(method) \(path): unexpected answer", status: status, underlying: error)
         }
     }
 }
