@@ -172,10 +172,14 @@ targets += [
     .executableTarget(
         name: "partner-backend", dependencies: ["EarshotKit", "EarshotAPI", "EarshotHTTP", "EarshotCore"],
         path: "Examples/PartnerBackend", swiftSettings: swiftSettings),
+    // Seed 001's app side as a CLI: token from the backend → resumable upload with progress → transcript (EarshotKit).
+    .executableTarget(
+        name: "app-flow", dependencies: ["EarshotKit", "EarshotAPI"], path: "Examples/AppFlow",
+        swiftSettings: swiftSettings),
     // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.
     .testTarget(
         name: "PartnerBackendTests",
-        dependencies: ["EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend"],
+        dependencies: ["EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend", "app-flow"],
         swiftSettings: swiftSettings),
 ]
 

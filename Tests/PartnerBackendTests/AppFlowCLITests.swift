@@ -1,0 +1,159 @@
+import EarshotKit
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `app-flow`, the app side of seed 001 as a command line, run as a child process against real `earshot serve`
+/// and `partner-backend` processes: the whole flow on a real clip, and an upload SIGKILLed between parts that a
+/// second run resumes from its journal.
+@Suite(.serialized) struct AppFlowCLITests {
+    static var appFlow: URL { PartnerStack.binaries.appendingPathComponent("app-flow") }
+
+    static func arguments(_ stack: PartnerStack, session: String = "session-alice") -> [String] {
+        ["--earshot", stack.earshot.absoluteString, "--backend", stack.backend.absoluteString, "--session", session]
+    }
+
+    @Test(.enabled(if: AppFlowTests.modelsInstalled, "needs the asr-fast model and jfk.wav: run `make models`"))
+    func theCommandLineRunsTheSeedFlowOnARealClip() async throws {
+        let usage = try await Child.run(Self.appFlow, [])
+        #expect(usage.status == 64 && usage.stderr.contains("usage: app-flow"), "\(usage.stderr)")
+
+        try await PartnerStack.with { stack in
+            // An app session the backend does not know: one line naming the code and status, exit 1.
+            let refused = try await Child.run(
+                Self.appFlow, Self.arguments(stack, session: "session-stolen") + [AppFlowTests.jfk.path])
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("UNAUTHORIZED") && refused.stderr.contains("HTTP 401"), "\(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+
+            let result = try await Child.run(
+                Self.appFlow, Self.arguments(stack) + [AppFlowTests.jfk.path], timeout: .seconds(600))
+            #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
+            let size = try FileManager.default.attributesOfItem(atPath: AppFlowTests.jfk.path)[.size] as! Int
+            #expect(result.stdout.contains("upload 0/\(size) bytes 0% (part 0/1)"), "\(result.stdout)")
+            #expect(result.stdout.contains("upload \(size)/\(size) bytes 100% (part 1/1)"), "\(result.stdout)")
+            #expect(result.stdout.contains("[00:0"), "\(result.stdout)")
+            #expect(result.stdout.lowercased().contains("ask not what your country"), "\(result.stdout)")
+        }
+    }
+
+    @Test(.enabled(if: AppFlowTests.modelsInstalled, "needs the asr-fast model and jfk.wav: run `make models`"))
+    func anUploadKilledBetweenPartsResumesFromItsJournalAndIsByteIdentical() async throws {
+        try await PartnerStack.with(earshotArguments: [
+            "--upload-chunk-size", "64KiB", "--upload-max-file-size", "64MiB",
+        ]) { stack in
+            let file = stack.directory.appendingPathComponent("memo.wav")
+            try Self.stereo48kWAV(repeating: AppFlowTests.jfk, times: 3).write(to: file)
+            let journal = stack.directory.appendingPathComponent("journal").path
+            let arguments = Self.arguments(stack) + ["--journal", journal, file.path]
+
+            // First run: SIGKILL as soon as its output shows two finished parts.
+            let killed = try await Self.runKilling(arguments, afterParts: 2)
+            #expect(killed.seen >= 2 && killed.seen < killed.total, "\(killed.output)")
+            #expect(!killed.output.contains("uploaded "), "\(killed.output)")
+
+            // Second run, same journal and file: only the missing parts, then the transcript.
+            let result = try await Child.run(Self.appFlow, arguments, timeout: .seconds(600))
+            #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
+            let progress = Self.parts(in: result.stdout)
+            let resumedAt = try #require(progress.first, "\(result.stdout)").done
+            #expect(resumedAt >= killed.seen && resumedAt < killed.total, "\(result.stdout)")
+            let uploaded = try #require(
+                result.stdout.split(separator: "\n").first { $0.hasPrefix("uploaded ") }, "\(result.stdout)")
+            #expect(uploaded.hasSuffix("sent \(killed.total - resumedAt) parts (resumed)"), "\(uploaded)")
+            #expect(result.stdout.lowercased().contains("ask not what your country"), "\(result.stdout)")
+
+            // The stored file is the local file, byte for byte.
+            let fileID = String(uploaded.split(separator: " ")[1].dropLast())
+            let app = EarshotClient(baseURL: stack.earshot, token: try await stack.userToken().token)
+            let info = try await app.file(fileID)
+            let (stored, response) = try await URLSession.shared.data(from: URL(string: info.downloadURL)!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let local = try Data(contentsOf: file)
+            #expect(stored.count == local.count)
+            #expect(MD5.hex(Array(stored)) == MD5.hex(Array(local)))
+        }
+    }
+
+    // MARK: Helpers
+
+    /// `(done, total)` of every `upload … (part done/total)` line.
+    static func parts(in output: String) -> [(done: Int, total: Int)] {
+        output.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("upload "), let open = line.lastIndex(of: "(") else { return nil }
+            let numbers = line[open...].dropFirst("(part ".count).dropLast().split(separator: "/")
+            guard numbers.count == 2, let done = Int(numbers[0]), let total = Int(numbers[1]) else { return nil }
+            return (done, total)
+        }
+    }
+
+    /// Runs `app-flow`, reads its progress as it comes and SIGKILLs it once `afterParts` parts are done.
+    static func runKilling(
+        _ arguments: [String], afterParts: Int, timeout: Duration = .seconds(120)
+    ) async throws -> (seen: Int, total: Int, output: String) {
+        let process = Process()
+        process.executableURL = appFlow
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let descriptor = out.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var output = ""
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count > 0 {
+                output += String(decoding: chunk[..<count], as: UTF8.self)
+                if let last = parts(in: output).last, last.done >= afterParts {
+                    kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                    #expect(process.terminationReason == .uncaughtSignal)
+                    return (last.done, last.total, output)
+                }
+                continue
+            }
+            if count == 0 && !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        throw StackError("app-flow never reported \(afterParts) parts: \(output)")
+    }
+
+    /// A valid 16-bit PCM WAV at 48 kHz stereo holding a 16 kHz mono WAV's speech `times` times (≈ 2 MiB per
+    /// jfk.wav), so a real clip fills many upload parts and still transcribes in seconds.
+    static func stereo48kWAV(repeating source: URL, times: Int) throws -> Data {
+        let bytes = [UInt8](try Data(contentsOf: source))
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
+        var offset = 12
+        while offset + 8 <= bytes.count, String(decoding: bytes[offset..<offset + 4], as: UTF8.self) != "data" {
+            offset += 8 + u32(offset + 4) + (u32(offset + 4) & 1)
+        }
+        let start = offset + 8
+        let samples = bytes[start..<min(bytes.count, start + u32(offset + 4))]
+        var frames: [UInt8] = []
+        frames.reserveCapacity(samples.count * 6 * times)
+        for _ in 0..<times {
+            for index in stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2) {
+                let sample = samples[index...index + 1]
+                for _ in 0..<6 { frames += sample }  // 3 frames at 48 kHz × 2 channels
+            }
+        }
+        func le(_ value: Int, _ width: Int) -> [UInt8] { (0..<width).map { UInt8((value >> (8 * $0)) & 0xff) } }
+        let header =
+            Array("RIFF".utf8) + le(36 + frames.count, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(1, 2) + le(2, 2)
+            + le(48_000, 4) + le(48_000 * 4, 4) + le(4, 2) + le(16, 2) + Array("data".utf8) + le(frames.count, 4)
+        return Data(header + frames)
+    }
+}
