@@ -41,7 +41,9 @@ func run(_ arguments: Arguments) async throws {
                 + "(part \(progress.completedParts)/\(progress.totalParts))")
     }
     let file = try await uploaded
-    say("uploaded \(file.fileID): sent \(file.partsSent) parts" + (file.resumed ? " (resumed)" : ""))
+    say(
+        "uploaded \(file.fileID): sent \(file.partsSent) part\(file.partsSent == 1 ? "" : "s")"
+            + (file.resumed ? " (resumed)" : ""))
 
     // 3. Your backend submits the transcription with its partner credentials; 4. poll it until done.
     let id = try await backend.reportComplete(downloadURL: file.downloadURL)
