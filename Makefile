@@ -40,7 +40,7 @@ run: release
 # Suites whose assertions involve wall-clock bounds (socket timeouts, grace periods, webhook and token expiry). They
 # run first, on their own, so the CPU-heavy suites (decoding, diarization, the language model) cannot starve them on
 # a 2-core machine; everything else runs after them in parallel.
-TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|ResumeAndErrorTests
+TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests
 
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS).
 test: setup

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -72,13 +76,56 @@ struct CLIProcess {
             let count = read(descriptor, &chunk, chunk.count)
             if count > 0 {
                 buffer += String(decoding: chunk[..<count], as: UTF8.self)
-                if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+                if let line = buffer.split(separator: "\n").first(where: { $0.contains(marker) }) {
+                    return String(line)
+                }
                 continue
             }
             if count == 0 && !process.isRunning { break }  // end of file: the child exited
             try await Task.sleep(for: .milliseconds(20))
         }
         throw TimeoutError(what: "no line containing '\(marker)' within \(timeout) in: \(buffer)")
+    }
+}
+
+/// `earshot serve` on a free port with a partner created in its data directory, and that partner's token: the
+/// start of every CLI test that talks to a server. Stop it with ``stop()`` (e.g. in a `defer`).
+struct PartnerServer {
+    let server: CLIProcess
+    /// `http://127.0.0.1:PORT`.
+    let base: String
+    /// A partner access token.
+    let token: String
+
+    /// Creates partner `name` in `dataDirectory`, starts the server on it and fetches a partner token.
+    static func start(partner name: String, dataDirectory: String) async throws -> PartnerServer {
+        let created = try await CLIProcess.run(["partners", "create", name, "--json", "--data-dir", dataDirectory])
+        guard
+            let credentials = try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String]
+        else { throw TimeoutError(what: "partner credentials in: \(created.stdout) \(created.stderr)") }
+        // notice: the "earshot listening" line is logged at that level; quiet enough that the pipe never fills.
+        let server = CLIProcess(["serve", "--port", "0", "--data-dir", dataDirectory, "--log-level", "notice"])
+        try server.process.run()
+        do {
+            let base = try await server.listeningURL()
+            var request = URLRequest(url: URL(string: base + "/open/partner/token")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: credentials)
+            let (body, _) = try await URLSession.shared.data(for: request)
+            guard
+                let token = (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String
+            else { throw TimeoutError(what: "a partner token in: \(String(decoding: body, as: UTF8.self))") }
+            return PartnerServer(server: server, base: base, token: token)
+        } catch {
+            server.process.terminate()
+            throw error
+        }
+    }
+
+    /// Stops the server (SIGTERM).
+    func stop() {
+        if server.process.isRunning { server.process.terminate() }
     }
 }
 

@@ -144,21 +144,10 @@ import Testing
                 ("en-us+m3", "The quick brown fox jumps over the lazy dog near the river bank."),
                 ("en-us+m3", "Please remember to bring your umbrella, the forecast says it will rain all afternoon."),
             ], to: sample, in: root)
-        let data = root.appendingPathComponent("data").path
-        let created = try await CLIProcess.run(["partners", "create", "Voices", "--json", "--data-dir", data])
-        let credentials = try #require(
-            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
-        let server = CLIProcess(["serve", "--port", "0", "--data-dir", data, "--log-level", "notice"])
-        try server.process.run()
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let base = try await server.listeningURL()
-        var request = URLRequest(url: URL(string: base + "/open/partner/token")!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: credentials)
-        let (body, _) = try await URLSession.shared.data(for: request)
-        let token = try #require(
-            (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+        let stack = try await PartnerServer.start(
+            partner: "Voices", dataDirectory: root.appendingPathComponent("data").path)
+        defer { stack.stop() }
+        let (base, token) = (stack.base, stack.token)
         let server_ = ["--server", base, "--token", token, "--user", "wearer"]
 
         let enrolled = try await CLIProcess.run(

@@ -90,22 +90,10 @@ import Testing
     func runsThroughARunningServerWithAPartnerToken() async throws {
         let root = try makeSet()
         defer { try? FileManager.default.removeItem(at: root) }
-        let data = root.appendingPathComponent("data").path
-        let created = try await CLIProcess.run(["partners", "create", "Eval", "--json", "--data-dir", data])
-        let credentials = try #require(
-            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
-        // notice: the "earshot listening" line is logged at that level; quiet enough that the pipe never fills.
-        let server = CLIProcess(["serve", "--port", "0", "--data-dir", data, "--log-level", "notice"])
-        try server.process.run()
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let base = try await server.listeningURL()
-        var request = URLRequest(url: URL(string: base + "/open/partner/token")!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: credentials)
-        let (body, _) = try await URLSession.shared.data(for: request)
-        let token = try #require(
-            (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+        let stack = try await PartnerServer.start(
+            partner: "Eval", dataDirectory: root.appendingPathComponent("data").path)
+        defer { stack.stop() }
+        let (base, token) = (stack.base, stack.token)
 
         let result = try await CLIProcess.run(
             [
@@ -117,7 +105,10 @@ import Testing
         #expect(result.stdout.contains("total  WER "))
 
         let forged = try await CLIProcess.run(
-            ["eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--server", base, "--token", "x.y.z"],
+            [
+                "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--server", base, "--token",
+                "x.y.z",
+            ],
             timeout: .seconds(60))
         #expect(forged.status == 1)
         #expect(forged.stderr.lowercased().contains("unauthorized"))

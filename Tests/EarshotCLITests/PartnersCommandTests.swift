@@ -115,7 +115,6 @@ import Testing
 
     // MARK: Helpers
 
-
     func post(_ base: String, _ path: String, token: String? = nil, json: Any) async throws -> [String: Any] {
         var request = URLRequest(url: URL(string: base + path)!)
         request.httpMethod = "POST"

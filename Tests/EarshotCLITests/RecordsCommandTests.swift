@@ -36,15 +36,9 @@ import Testing
     func listSearchShowTranslateAndSummarizeThroughAServer() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-records-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let created = try await CLIProcess.run(["partners", "create", "Records", "--json", "--data-dir", data])
-        let credentials = try #require(
-            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
-        let server = CLIProcess(["serve", "--port", "0", "--data-dir", data, "--log-level", "notice"])
-        try server.process.run()
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let base = try await server.listeningURL()
-        let partner = try #require(
-            try await Self.call("POST", base + "/open/partner/token", json: credentials)["access_token"] as? String)
+        let stack = try await PartnerServer.start(partner: "Records", dataDirectory: data)
+        defer { stack.stop() }
+        let (base, partner) = (stack.base, stack.token)
         let token = try #require(
             try await Self.call("POST", base + "/open/partner/user-token", token: partner, json: ["user_id": "u1"])[
                 "access_token"] as? String)

@@ -88,7 +88,6 @@ struct TaskCrashTests {
         ["SUCCESS", "FAILURE", "REVOKED"].contains(task["status"] as? String)
     }
 
-
     func poll(
         _ base: String, _ id: String, token: String, timeout: Duration = .seconds(120),
         until done: ([String: Any]) -> Bool

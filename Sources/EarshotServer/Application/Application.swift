@@ -37,36 +37,56 @@ public struct Application: Sendable {
             ).register(on: router)
             services.register(on: router)
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await server.run() }
-                let port = try await server.waitUntilListening()
-                services.links.setDerivedBase("http://\(urlHost):\(port)")
-                group.addTask { await services.maintain(every: maintenanceInterval) }
-                group.addTask { await services.workers.run() }
-                group.addTask { await services.deliverer.run() }
-                if let languageModel = services.managedLanguageModel {
-                    // Idle until the first summary or translation asks for it; stopped with the server.
-                    group.addTask { try await languageModel.run() }
-                }
-                group.addTask { await services.recordNotes.run() }
-                logger.notice(
-                    "earshot listening",
-                    metadata: [
-                        "url": "http://\(urlHost):\(port)", "database": configuration.resolvedDatabasePath,
-                        "blobs": configuration.resolvedBlobDirectory, "version": EarshotVersion.current,
-                    ])
-                onListening(port)
-                // The server returns when cancelled or shut down; maintenance then stops too.
-                try await group.next()
-                group.cancelAll()
-                try await group.waitForAll()
+            do {
+                try await serve(server, services, onListening: onListening)
+            } catch {
+                await finishDecodes(services)
+                throw error
             }
+            await finishDecodes(services)
         } catch {
             await metadata.close()
             throw error
         }
         await metadata.close()
         logger.notice("earshot stopped")
+    }
+
+    /// Runs the HTTP server and the background services until the server stops (shutdown or cancellation).
+    private func serve(
+        _ server: HTTPServer, _ services: Services, onListening: @Sendable (Int) -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            let port = try await server.waitUntilListening()
+            services.links.setDerivedBase("http://\(urlHost):\(port)")
+            group.addTask { await services.maintain(every: maintenanceInterval) }
+            group.addTask { await services.workers.run() }
+            group.addTask { await services.deliverer.run() }
+            if let languageModel = services.managedLanguageModel {
+                // Idle until the first summary or translation asks for it; stopped with the server.
+                group.addTask { try await languageModel.run() }
+            }
+            group.addTask { await services.recordNotes.run() }
+            logger.notice(
+                "earshot listening",
+                metadata: [
+                    "url": "http://\(urlHost):\(port)", "database": configuration.resolvedDatabasePath,
+                    "blobs": configuration.resolvedBlobDirectory, "version": EarshotVersion.current,
+                ])
+            onListening(port)
+            // The server returns when cancelled or shut down; maintenance then stops too.
+            try await group.next()
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+
+    /// Waits for decodes the workers cancelled to leave whisper.cpp, so the process never exits under them.
+    private func finishDecodes(_ services: Services) async {
+        if !(await services.engines.waitForDecodes(timeout: .seconds(30))) {
+            logger.warning("a decode was still running 30 s after shutdown; exiting anyway")
+        }
     }
 
     var httpConfiguration: HTTPServer.Configuration {

@@ -1,7 +1,7 @@
+import Dispatch
 public import EarshotAudio
 public import EarshotModels
 public import Foundation
-import Dispatch
 
 /// Transcribes audio files the way every entry point does (`earshot transcribe`, `earshot eval`, the server's
 /// task workers): resolves a model argument, decodes the file with EarshotAudio, runs the shared engine.
@@ -90,6 +90,18 @@ public actor FileTranscriber {
         let engine = try await load.value
         engines[path] = engine
         return (engine, options, resolved)
+    }
+
+    /// Waits until every decode of every loaded engine has ended (see ``DecodeStatePool/waitUntilIdle(timeout:)``),
+    /// or `timeout` passes; returns whether they all ended. Call it after cancelling the work, before exiting.
+    public func waitForDecodes(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        for engine in engines.values {
+            guard await engine.pool.waitUntilIdle(timeout: max(deadline - ContinuousClock.now, .zero)) else {
+                return false
+            }
+        }
+        return true
     }
 
     /// Decodes `file` to 16 kHz mono, applying the WAV tiers.

@@ -28,6 +28,23 @@ public final class DecodeStatePool: Sendable {
     /// Number of states allocated so far (never more than ``capacity``).
     public var allocatedStates: Int { inventory.withLock { $0.created } }
 
+    /// Number of decodes holding a state right now.
+    public var busyStates: Int { inventory.withLock { $0.created - $0.idle.count } }
+
+    /// Waits until no decode holds a state, or `timeout` passes; returns whether the pool is idle.
+    ///
+    /// A cancelled decode stops at whisper.cpp's next abort check, on its own thread, after its consumer has
+    /// already moved on. Call this before the process exits: a decode thread still inside whisper.cpp while the
+    /// process runs its exit handlers can crash it.
+    public func waitUntilIdle(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while busyStates > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
     private enum Claim { case ready(DecodeState), create, wait }
 
     /// A state of its own for one decode, waiting for one if all are busy; give it back with ``release(_:)``.
