@@ -1,7 +1,8 @@
+import EarshotCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import EarshotCore
 
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
@@ -41,12 +42,37 @@ func writeError(_ text: String) {
     _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
 }
 
+/// `earshot records` (a group of commands) without one of its commands, or with an unknown one: lists the group and
+/// exits (0 for `--help`, 64 otherwise). Returns when `arguments[0]` names no group.
+@MainActor func exitListingGroup(_ arguments: [String]) {
+    var members: [(name: String, abstract: String)] = []
+    for command in commands where command.name.hasPrefix(arguments[0] + " ") {
+        members.append((command.name, command.spec.abstract))
+    }
+    guard !members.isEmpty else { return }
+    let width = members.map { $0.name.count }.max()! + 2
+    let list = members.map {
+        "  earshot " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + $0.abstract
+    }
+    let listing =
+        "'earshot \(arguments[0])' has these commands:\n" + list.joined(separator: "\n")
+        + "\nRun 'earshot \(arguments[0]) <command> --help' for a command's options."
+    if arguments.count == 2, ["--help", "-h"].contains(arguments[1]) {
+        print(listing)
+        exit(0)
+    }
+    let unknown = arguments.count > 1 ? "earshot: unknown command '\(arguments[0]) \(arguments[1])'\n" : ""
+    writeError(unknown + listing)
+    exit(64)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.isEmpty || arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
     print(root.usage)
     exit(0)
 }
 guard let (command, rest) = dispatch(arguments) else {
+    exitListingGroup(arguments)
     let suggestion = closestMatch(to: arguments[0], among: commands.map { String($0.name.split(separator: " ")[0]) })
     writeError(
         "earshot: unknown command '\(arguments[0])'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")

@@ -5,13 +5,25 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `earshot records …` against a running `earshot serve`: list, search, show, translate by speech, and the clear
-/// failure of summarize while no language model is configured.
+/// `earshot records …` against a running `earshot serve`: list, search, show, translate by speech, summarize (the
+/// extractive summary of the built-in configuration), and the group listing its commands.
 @Suite struct RecordsCommandTests {
     static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
     static let ready =
         FileManager.default.fileExists(atPath: home + "/testdata/jfk.wav")
         && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
+
+    @Test func theGroupAloneListsItsCommands() async throws {
+        let bare = try await CLIProcess.run(["records"])
+        #expect(bare.status == 64)
+        #expect(bare.stderr.contains("earshot records search"), "\(bare.stderr)")
+        let help = try await CLIProcess.run(["records", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("earshot records summarize"), "\(help.stdout)")
+        let unknown = try await CLIProcess.run(["records", "lst"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("earshot: unknown command 'records lst'"), "\(unknown.stderr)")
+    }
 
     /// One JSON call to the server.
     static func call(_ method: String, _ url: String, token: String? = nil, json: Any? = nil, body: Data? = nil)
