@@ -81,9 +81,7 @@ struct RecordNotesRunner: Sendable {
                 } else if let error = error as? NotesError, Self.isPermanent(error) {
                     .permanent(reason: error.message)
                 } else {
-                    .retry(
-                        reason: "\(error)",
-                        delay: configuration.retryDelay * (1 << min(max(job.attempts - 1, 0), 10)))
+                    .retry(reason: "\(error)", attempt: job.attempts, base: configuration.retryDelay)
                 }
             let after = try? await queue.fail(job.id, owner: owner, failure)
             logger.warning(

@@ -252,8 +252,7 @@ struct TranscriptionWorkers: Sendable {
             // Bad options or a missing speaker/VAD model: retrying changes nothing.
             return .permanent(reason: "speaker diarization failed: \(error.message)")
         default:
-            let factor = 1 << min(max(attempt - 1, 0), 10)
-            return .retry(reason: "\(error)", delay: retryDelay * factor)
+            return .retry(reason: "\(error)", attempt: attempt, base: retryDelay)
         }
     }
 }

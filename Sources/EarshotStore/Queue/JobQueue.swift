@@ -18,6 +18,12 @@ public struct JobQueue: Sendable {
         case retry(reason: String, delay: Duration)
         /// Fail the job now (bad input: retrying cannot help).
         case permanent(reason: String)
+
+        /// Retry with exponential backoff: `base · 2^(attempt − 1)` after the `attempt`-th attempt (the doubling
+        /// stops at 2^10), so every kind of worker backs off the same way.
+        public static func retry(reason: String, attempt: Int, base: Duration) -> Failure {
+            .retry(reason: reason, delay: base * (1 << min(max(attempt - 1, 0), 10)))
+        }
     }
 
     public let metadata: any MetadataStore
