@@ -66,6 +66,22 @@ import Testing
         $0.taskPollInterval = .milliseconds(50)
     }
 
+    /// Polls a task's first webhook delivery until it reaches `state` (or 15 s pass); returns it as last seen.
+    static func firstDelivery(
+        of taskID: String, reaching state: String, _ platform: TestPlatform, _ token: String
+    ) async throws -> WebhookDelivery? {
+        let deadline = ContinuousClock.now + .seconds(15)
+        var delivery: WebhookDelivery?
+        while ContinuousClock.now < deadline {
+            delivery = try await platform.send(
+                "GET", "/open/partner/transcriptions/\(taskID)/webhook/deliveries", token: token
+            ).decode(WebhookDeliveryList.self).deliveries.first
+            if delivery?.state == state { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return delivery
+    }
+
     @Test func aSignedWebhookIsRetriedAfterA500AndCanBeRedelivered() async throws {
         let receiver = Receiver(statuses: [500, 200])
         try await receiver.run { url in
@@ -150,15 +166,7 @@ import Testing
                     ["file_url": file.fileID, "model": "asr-fast", "callback_url": url], token: token
                 ).decode(TranscriptionTask.self)
                 _ = try await platform.send("POST", "/open/partner/transcriptions/\(task.taskID)/revoke", token: token)
-                let deadline = ContinuousClock.now + .seconds(15)
-                var delivery: WebhookDelivery?
-                while ContinuousClock.now < deadline {
-                    delivery = try await platform.send(
-                        "GET", "/open/partner/transcriptions/\(task.taskID)/webhook/deliveries", token: token
-                    ).decode(WebhookDeliveryList.self).deliveries.first
-                    if delivery?.state == "failed" { break }
-                    try await Task.sleep(for: .milliseconds(100))
-                }
+                let delivery = try await Self.firstDelivery(of: task.taskID, reaching: "failed", platform, token)
                 #expect(delivery?.state == "failed")
                 #expect((delivery?.attempts ?? 0) >= 2)
                 #expect(delivery?.attemptLog.allSatisfy { $0.status == 503 } == true)
@@ -185,15 +193,7 @@ import Testing
                     ["file_url": file.fileID, "model": "asr-fast", "callback_url": url], token: token
                 ).decode(TranscriptionTask.self)
                 _ = try await platform.send("POST", "/open/partner/transcriptions/\(task.taskID)/revoke", token: token)
-                let deadline = ContinuousClock.now + .seconds(15)
-                var delivery: WebhookDelivery?
-                while ContinuousClock.now < deadline {
-                    delivery = try await platform.send(
-                        "GET", "/open/partner/transcriptions/\(task.taskID)/webhook/deliveries", token: token
-                    ).decode(WebhookDeliveryList.self).deliveries.first
-                    if delivery?.state == "delivered" { break }
-                    try await Task.sleep(for: .milliseconds(100))
-                }
+                let delivery = try await Self.firstDelivery(of: task.taskID, reaching: "delivered", platform, token)
                 #expect(delivery?.state == "delivered")
                 // The first attempt times out; on a loaded machine a retry may time out as well, so every attempt
                 // before the last must be a logged timeout and the last the receiver's 200.
