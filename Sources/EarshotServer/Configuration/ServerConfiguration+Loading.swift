@@ -186,12 +186,7 @@ extension ServerConfiguration {
             config.llmAPIKey = value.isEmpty ? nil : value
             return nil
         },
-        Setting(name: "llm-model", valueName: "NAME", help: "Model name at llm-base-url (required with it).") {
-            config, value in
-            guard !value.isEmpty else { return "must not be empty" }
-            config.llmModel = value
-            return nil
-        },
+        textSetting("llm-model", "NAME", "Model name at llm-base-url (required with it).", \.llmModel),
         durationSetting("llm-timeout", "Time limit of one language-model request (default 5m).", \.llmTimeout),
         Setting(
             name: "llm-managed", valueName: "on|off",
@@ -205,25 +200,13 @@ extension ServerConfiguration {
             }
             return nil
         },
-        Setting(
-            name: "llm-server-path", valueName: "FILE",
-            help: "The managed llama-server binary (default <model-home>/llama/bin/llama-server)."
-        ) {
-            config, value in
-            guard !value.isEmpty else { return "must not be empty" }
-            config.llmServerPath = value
-            return nil
-        },
-        Setting(
-            name: "llm-model-path", valueName: "FILE",
-            help:
-                "GGUF model of the managed llama-server (default <model-home>/models/SmolLM2-135M-Instruct.Q4_1.gguf)."
-        ) {
-            config, value in
-            guard !value.isEmpty else { return "must not be empty" }
-            config.llmModelPath = value
-            return nil
-        },
+        textSetting(
+            "llm-server-path", "FILE", "The managed llama-server binary (default <model-home>/llama/bin/llama-server).",
+            \.llmServerPath),
+        textSetting(
+            "llm-model-path", "FILE",
+            "GGUF model of the managed llama-server (default <model-home>/models/SmolLM2-135M-Instruct.Q4_1.gguf).",
+            \.llmModelPath),
         countSetting(
             "llm-context", "Language-model context window in tokens (default 4096).", 512...1_048_576,
             noun: "token count", \.llmContext),
@@ -277,6 +260,18 @@ extension ServerConfiguration {
         case let closed as ClosedRange<Int>: "between \(format(closed.lowerBound)) and \(format(closed.upperBound))"
         case let from as PartialRangeFrom<Int>: "of at least \(format(from.lowerBound))"
         default: "in the allowed range"
+        }
+    }
+
+    /// A setting holding a non-empty string (a name or a path).
+    private static func textSetting(
+        _ name: String, _ valueName: String, _ help: String,
+        _ path: any WritableKeyPath<ServerConfiguration, String?> & Sendable
+    ) -> Setting {
+        Setting(name: name, valueName: valueName, help: help) { config, value in
+            guard !value.isEmpty else { return "must not be empty" }
+            config[keyPath: path] = value
+            return nil
         }
     }
 
