@@ -41,22 +41,10 @@ struct BackendClient: Sendable {
             var segments: [TranscriptSegment]?
             var error: String?
         }
-        let deadline = policy.timeout.map { ContinuousClock.now + $0 }
-        var poll = 1
-        while true {
-            let transcript: Transcript = try await call("GET", "/recordings/\(id)/transcript")
-            switch transcript.status {
-            case .success: return transcript.segments ?? []
-            case .failure: throw EarshotError(.taskFailed, "transcription \(id) failed: \(transcript.error ?? "-")")
-            case .revoked: throw EarshotError(.taskRevoked, "transcription \(id) was revoked")
-            default: break
-            }
-            if let deadline, ContinuousClock.now >= deadline {
-                throw EarshotError(.unavailable, "transcription \(id) is still \(transcript.status.rawValue)")
-            }
-            try await Task.sleep(for: policy.interval(afterPoll: poll))
-            poll += 1
-        }
+        let transcript = try await policy.wait(
+            for: "transcription \(id)", status: { (transcript: Transcript) in transcript.status }, failure: \.error
+        ) { try await call("GET", "/recordings/\(id)/transcript") }
+        return transcript.segments ?? []
     }
 
     private func call<Answer: Decodable>(

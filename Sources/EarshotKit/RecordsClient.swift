@@ -113,27 +113,8 @@ public struct RecordsClient: Sendable {
     /// - Throws: ``EarshotError`` ``EarshotError/Code/taskFailed`` (with the task's reason),
     ///   ``EarshotError/Code/taskRevoked``, ``EarshotError/Code/unavailable`` after `policy.timeout`.
     public func wait(for task: RecordTask, policy: PollPolicy = PollPolicy()) async throws -> RecordTask {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var poll = 1
-        while true {
-            let current = try await self.task(task.taskID, of: task.recordID)
-            switch current.status {
-            case .success:
-                return current
-            case .failure:
-                throw EarshotError(
-                    .taskFailed, "task \(task.taskID) failed: \(current.error ?? "no reason given")")
-            case .revoked:
-                throw EarshotError(.taskRevoked, "task \(task.taskID) was revoked")
-            default:
-                let pause = policy.interval(afterPoll: poll)
-                if let timeout = policy.timeout, clock.now - start + pause > timeout {
-                    throw EarshotError(.unavailable, "task \(task.taskID) is still \(current.status) after \(timeout)")
-                }
-                try await Task.sleep(for: pause)
-                poll += 1
-            }
+        try await policy.wait(for: "task \(task.taskID)", status: \.status, failure: \.error) {
+            try await self.task(task.taskID, of: task.recordID)
         }
     }
 

@@ -69,29 +69,9 @@ public struct TranscriptionClient: Sendable {
     ///   ``EarshotError/Code/taskRevoked``; ``EarshotError/Code/unavailable`` after `policy.timeout`;
     ///   `CancellationError` when the calling task is cancelled.
     public func wait(for taskID: String, policy: PollPolicy = PollPolicy()) async throws -> TranscriptionTask {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var poll = 1
-        while true {
-            let task = try await get(taskID)
-            switch task.status {
-            case .success:
-                return task
-            case .failure:
-                throw EarshotError(.taskFailed, "transcription \(taskID) failed: \(task.error ?? "no reason given")")
-            case .revoked:
-                throw EarshotError(
-                    .taskRevoked, "transcription \(taskID) was revoked" + (task.error.map { ": \($0)" } ?? ""))
-            default:
-                let pause = policy.interval(afterPoll: poll)
-                if let timeout = policy.timeout, clock.now - start + pause > timeout {
-                    throw EarshotError(
-                        .unavailable, "transcription \(taskID) is still \(task.status) after \(timeout)")
-                }
-                try await Task.sleep(for: pause)
-                poll += 1
-            }
-        }
+        try await policy.wait(
+            for: "transcription \(taskID)", status: \.status, failure: \.error, revokedReason: \.error
+        ) { try await get(taskID) }
     }
 
     /// The finished transcript as SRT, WebVTT, JSON or plain text.
