@@ -10,7 +10,8 @@ import Testing
 @Suite struct RecordsSearchTests {
     /// A migrated in-memory store with partners `p1`, `p2` and the records of `library`.
     static func store() async throws -> SQLiteMetadataStore {
-        let store = try await SQLiteMetadataStore(configuration: .init(location: .inMemory))
+        let store = try await SQLiteMetadataStore(
+            configuration: .init(location: .inMemory, schema: ServerSchema.components))
         try await store.write { db in
             for partner in ["p1", "p2"] {
                 try db.execute(

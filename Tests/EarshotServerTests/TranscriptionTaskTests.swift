@@ -118,14 +118,38 @@ struct TranscriptionTaskTests {
             let metricsDeadline = ContinuousClock.now + .seconds(15)
             while ContinuousClock.now < metricsDeadline {
                 metrics = try await platform.send("GET", "/metrics").text
-                if metrics.contains("earshot_tasks{state=\"succeeded\"} 1") { break }
+                if metrics.contains("earshot_jobs{kind=\"transcription\",state=\"succeeded\"} 1") { break }
                 try await Task.sleep(for: .milliseconds(200))
             }
-            #expect(metrics.contains("earshot_tasks{state=\"succeeded\"} 1"))
-            #expect(metrics.contains("earshot_tasks{state=\"queued\"} 0"))
-            #expect(metrics.contains("earshot_tasks_finished_total{state=\"succeeded\"} 1"))
-            #expect(metrics.contains("earshot_task_decode_seconds_count 1"))
-            #expect(metrics.contains("earshot_task_total_seconds_bucket{le=\"+Inf\"} 1"))
+            #expect(metrics.contains("earshot_jobs{kind=\"transcription\",state=\"succeeded\"} 1"))
+            #expect(metrics.contains("earshot_jobs{kind=\"transcription\",state=\"queued\"} 0"))
+            #expect(metrics.contains("earshot_jobs_finished_total{kind=\"transcription\",state=\"succeeded\"} 1"))
+            #expect(metrics.contains("earshot_job_run_seconds_count{kind=\"transcription\"} 1"))
+            #expect(metrics.contains("earshot_job_total_seconds_bucket{kind=\"transcription\",le=\"+Inf\"} 1"))
+            #expect(metrics.contains("earshot_jobs_running{kind=\"record-note\"} 0"))
+
+            // The task is a job of its file's record: the recording is in the library with its transcript, found
+            // by search, and exported as a note.
+            let recordID = try #require(finished.recordID)
+            let records = try await platform.send("GET", api + APIPath.records, token: partnerToken)
+                .decode(RecordList.self)
+            #expect(records.records.map(\.recordID) == [recordID])
+            #expect(records.records.first?.hasTranscript == true)
+            #expect(records.records.first?.fileID == plan.fileID)
+            #expect(records.records.first?.userID == "seed-user")
+            let found = try await platform.send(
+                "GET", api + APIPath.recordSearch + "?q=your%20country", token: partnerToken
+            ).decode(RecordSearchResults.self)
+            #expect(found.hits.map(\.record.recordID) == [recordID])
+            let note = try await platform.send(
+                "GET", api + APIPath.recordExport.replacingOccurrences(of: "{record_id}", with: recordID)
+                    + "?format=md", token: partnerToken)
+            #expect(note.text.lowercased().contains("ask not what your country"), "\(note.text)")
+            let tasks = try await platform.send(
+                "GET", api + APIPath.recordTasks.replacingOccurrences(of: "{record_id}", with: recordID),
+                token: partnerToken
+            ).decode(RecordTaskList.self)
+            #expect(tasks.tasks.map(\.taskID) == [task.taskID])
         }
     }
 

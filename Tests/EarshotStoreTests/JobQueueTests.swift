@@ -39,9 +39,9 @@ import Testing
             let job = try #require(try await queue.claim(kind: "transcription", owner: "w1", lease: .seconds(30)))
             #expect(job.state == .running && job.attempts == 1 && job.leaseOwner == "w1")
             #expect(try await queue.claim(kind: "transcription", owner: "w2", lease: .seconds(30)) == nil)
-            #expect(try await queue.complete("job_1", owner: "w2", result: "x") == false)
-            #expect(try await queue.complete("job_1", owner: "w1", result: "done"))
-            #expect(try await queue.complete("job_1", owner: "w1", result: "again") == false)
+            #expect(try await queue.complete("job_1", owner: "w2", result: "x") == nil)
+            #expect(try await queue.complete("job_1", owner: "w1", result: "done") != nil)
+            #expect(try await queue.complete("job_1", owner: "w1", result: "again") == nil)
             let done = try #require(try await queue.job("job_1", tenant: "ptn_a"))
             #expect(done.state == .succeeded && done.result == "done" && done.progress == 1)
             #expect(try await queue.job("job_1", tenant: "ptn_b") == nil)
@@ -62,8 +62,8 @@ import Testing
             #expect(try await queue.heartbeat("job_1", owner: "dead", lease: .seconds(10)) == false)
             let again = try #require(try await queue.claim(kind: "transcription", owner: "alive", lease: .seconds(10)))
             #expect(again.attempts == 2)
-            #expect(try await queue.complete("job_1", owner: "dead", result: "zombie") == false)
-            #expect(try await queue.complete("job_1", owner: "alive", result: "ok"))
+            #expect(try await queue.complete("job_1", owner: "dead", result: "zombie") == nil)
+            #expect(try await queue.complete("job_1", owner: "alive", result: "ok") != nil)
             // Attempts used up by expiry: failed with a reason.
             _ = try await queue.enqueue(new("job_2", attempts: 1))
             _ = try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(1))
@@ -112,7 +112,7 @@ import Testing
         #expect(try await queue.cancel("job_1", tenant: "ptn_b") == nil)
         #expect(try await queue.cancel("job_1", tenant: "ptn_a")?.state == .cancelled)
         #expect(try await queue.heartbeat("job_1", owner: "w", lease: .seconds(30)) == false)
-        #expect(try await queue.complete("job_1", owner: "w", result: "late") == false)
+        #expect(try await queue.complete("job_1", owner: "w", result: "late") == nil)
         #expect(try await queue.cancel("job_1", tenant: "ptn_a")?.state == .cancelled)  // idempotent
         #expect(finals.withLock { $0 } == ["cancelled"])
         await store.close()
@@ -157,7 +157,7 @@ import Testing
                         while let job = try await queue.claim(
                             kind: "transcription", owner: "w\(worker)", lease: .seconds(30))
                         {
-                            if try await queue.complete(job.id, owner: "w\(worker)", result: "ok") {
+                            if try await queue.complete(job.id, owner: "w\(worker)", result: "ok") != nil {
                                 mine.append(job.id)
                             }
                         }

@@ -19,15 +19,16 @@ import Testing
             );
             """)
 
-    @Test func anEmptyDatabaseGetsEarshotsWholeSchema() async throws {
+    @Test func anEmptyDatabaseGetsTheStoresComponents() async throws {
         let dir = try TemporaryDirectory()
         let store = try await openSQLite(in: dir.url)
-        #expect(try await store.schemaVersion() == StoreSchema.migrations.last?.version)
         let applied = try await store.appliedMigrations()
-        #expect(applied.map(\.name) == StoreSchema.migrations.map(\.name))
+        #expect(applied.map(\.component).sorted() == ["queue", "store"])
+        #expect(applied.map(\.name).sorted() == ["jobs", "settings"])
         #expect(
-            applied.allSatisfy { $0.checksum == StoreSchema.migrations[0].checksum(for: .sqlite) || $0.version != 1 })
-        #expect(try await store.migrate(StoreSchema.migrations).isEmpty)  // re-running is a no-op
+            applied.first { $0.component == "store" }?.checksum
+                == StoreSchema.settings.migrations[0].checksum(for: .sqlite))
+        #expect(try await store.migrate(StoreSchema.components).isEmpty)  // re-running is a no-op
         await store.close()
     }
 
@@ -43,7 +44,7 @@ import Testing
         await old.close()
 
         let new = try await openSQLite(in: dir.url, migrations: [Self.v1, Self.v2])
-        #expect(try await new.schemaVersion() == 2)
+        #expect(try await new.version() == 2)
         #expect(try await new.appliedMigrations().map(\.name) == ["recordings", "recording_duration"])
         let (count, duration) = try await new.read { db in
             (
@@ -65,7 +66,7 @@ import Testing
         await newer.close()
         let error = await storeErrorCode { try await openSQLite(in: dir.url, migrations: [Self.v1]) }
         #expect(error?.code == .schemaTooNew)
-        #expect(error?.message.contains("schema version 2") == true)
+        #expect(error?.message.contains("at version 2") == true)
         #expect(error?.message.contains("versions up to 1") == true)
     }
 
@@ -84,14 +85,14 @@ import Testing
 
         // Version 1 stayed applied; nothing of version 2 remains; a fixed binary continues from there.
         let store = try await openSQLite(in: dir.url, migrations: [Self.v1])
-        #expect(try await store.schemaVersion() == 1)
+        #expect(try await store.version() == 1)
         let leftovers = try await store.read { db in
             try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'", as: Int.self)
         }
         #expect(leftovers == 0)
         await store.close()
         let fixed = try await openSQLite(in: dir.url, migrations: [Self.v1, Self.v2])
-        #expect(try await fixed.schemaVersion() == 2)
+        #expect(try await fixed.version() == 2)
         await fixed.close()
     }
 

@@ -16,17 +16,25 @@ struct TemporaryDirectory: ~Copyable {
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
-/// Opens a SQLite store on `database.sqlite` in `directory` with `migrations` (Earshot's own by default).
+/// Opens a SQLite store on `database.sqlite` in `directory` with `migrations` as one schema component named
+/// `test`, or with `schema` (the store's own components by default).
 func openSQLite(
-    in directory: URL, migrations: [Migration] = StoreSchema.migrations, busyTimeout: Duration = .seconds(5),
-    readers: Int = 4
+    in directory: URL, migrations: [Migration]? = nil, schema: [SchemaComponent] = StoreSchema.components,
+    busyTimeout: Duration = .seconds(5), readers: Int = 4
 ) async throws -> SQLiteMetadataStore {
     var configuration = SQLiteMetadataStore.Configuration(
-        location: .file(directory.appendingPathComponent("database.sqlite")))
-    configuration.migrations = migrations
+        location: .file(directory.appendingPathComponent("database.sqlite")),
+        schema: migrations.map { [SchemaComponent("test", $0)] } ?? schema)
     configuration.busyTimeout = busyTimeout
     configuration.readerCount = readers
     return try await SQLiteMetadataStore(configuration: configuration)
+}
+
+extension MetadataStore {
+    /// The highest version of `component` applied (0 when none).
+    func version(of component: String = "test") async throws -> Int {
+        try await appliedMigrations().filter { $0.component == component }.map(\.version).max() ?? 0
+    }
 }
 
 /// The `StoreError` code `body` throws, or nil when it succeeds or throws something else.

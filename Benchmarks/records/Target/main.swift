@@ -138,7 +138,7 @@ func sentence(_ random: inout Random, zh: Bool) -> String {
 // MARK: Data set (built once, reused)
 
 let store = try await SQLiteMetadataStore(
-    configuration: .init(location: .file(URL(fileURLWithPath: databasePath))))
+    configuration: .init(location: .file(URL(fileURLWithPath: databasePath)), schema: ServerSchema.components))
 let existing = try await store.read { db in try db.scalar("SELECT COUNT(*) FROM records", as: Int.self) ?? 0 }
 if existing != count {
     guard existing == 0 else {

@@ -46,6 +46,11 @@ public struct TranscriptionTask: Codable, Sendable, Hashable {
     public var error: String?
     public var fileID: String
     public var userID: String?
+    /// The record in the library this task is a job of (its transcript becomes the record's).
+    public var recordID: String?
+    /// What the user should know about how the audio was read (a WAV converted on the fly, a truncated file);
+    /// nil when there is nothing to say.
+    public var warnings: [String]?
     /// Attempts made so far (a task is retried a bounded number of times).
     public var attempts: Int
     public var createdAtMs: Int64
@@ -54,9 +59,11 @@ public struct TranscriptionTask: Codable, Sendable, Hashable {
 
     public init(
         taskID: String, status: TaskStatus, progress: Int, model: String, language: String?, durationMs: Int?,
-        segments: [TranscriptSegment]?, error: String?, fileID: String, userID: String?, attempts: Int,
-        createdAtMs: Int64, updatedAtMs: Int64, finishedAtMs: Int64?
+        segments: [TranscriptSegment]?, error: String?, fileID: String, userID: String?, recordID: String? = nil,
+        warnings: [String]? = nil, attempts: Int, createdAtMs: Int64, updatedAtMs: Int64, finishedAtMs: Int64?
     ) {
+        self.recordID = recordID
+        self.warnings = warnings
         self.taskID = taskID
         self.status = status
         self.progress = progress
@@ -80,7 +87,8 @@ public struct TranscriptionTask: Codable, Sendable, Hashable {
         case segments, error
         case fileID = "file_id"
         case userID = "user_id"
-        case attempts
+        case recordID = "record_id"
+        case warnings, attempts
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
         case finishedAtMs = "finished_at_ms"

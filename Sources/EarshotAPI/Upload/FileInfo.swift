@@ -8,15 +8,21 @@ public struct FileInfo: Codable, Sendable, Hashable {
     /// SHA-256 of the content, lowercase hex.
     public var sha256: String
     public var filetype: String
+    /// The media type the file is served with (`audio/wav`…).
+    public var mediaType: String?
+    /// The name the sender gave the file, if any.
+    public var filename: String?
     /// Creation time in milliseconds since the Unix epoch.
     public var createdAtMs: Int64
     /// A signed, expiring URL serving the file (supports `Range`).
     public var downloadURL: String
 
     public init(
-        fileID: String, userID: String?, size: Int, sha256: String, filetype: String, createdAtMs: Int64,
-        downloadURL: String
+        fileID: String, userID: String?, size: Int, sha256: String, filetype: String, mediaType: String? = nil,
+        filename: String? = nil, createdAtMs: Int64, downloadURL: String
     ) {
+        self.mediaType = mediaType
+        self.filename = filename
         self.fileID = fileID
         self.userID = userID
         self.size = size
@@ -29,7 +35,8 @@ public struct FileInfo: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case fileID = "file_id"
         case userID = "user_id"
-        case size, sha256, filetype
+        case size, sha256, filetype, filename
+        case mediaType = "media_type"
         case createdAtMs = "created_at_ms"
         case downloadURL = "download_url"
     }

@@ -4,9 +4,13 @@ public struct UploadPlanRequest: Codable, Sendable, Hashable {
     public var filesize: Int
     /// File extension without the dot, lowercase: `m4a`, `mp3`, `wav`… (the server's `upload-filetypes`).
     public var filetype: String
+    /// The file's own name (optional, at most 255 characters): kept with the file and used as the title of the
+    /// record it becomes.
+    public var filename: String?
 
-    public init(filesize: Int, filetype: String) {
+    public init(filesize: Int, filetype: String, filename: String? = nil) {
         self.filesize = filesize
         self.filetype = filetype
+        self.filename = filename
     }
 }

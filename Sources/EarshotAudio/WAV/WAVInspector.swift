@@ -15,6 +15,17 @@ public enum WAVInspector {
     /// The required bit depth.
     public static let requiredBitsPerSample = 16
 
+    /// Whether the file at `url` starts like a WAV (`RIFF`/`RF64` … `WAVE`), whatever its name; false when it
+    /// cannot be read.
+    public static func looksLikeWAV(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 12), head.count == 12 else { return false }
+        let bytes = [UInt8](head)
+        let riff = bytes[0..<4].elementsEqual("RIFF".utf8) || bytes[0..<4].elementsEqual("RF64".utf8)
+        return riff && bytes[8..<12].elementsEqual("WAVE".utf8)
+    }
+
     /// Inspects the file at `url`; reads only the header chunks, however long the file is.
     /// - Throws: ``AudioError`` `.notFound` or `.io` when the file cannot be opened or read. Every problem with
     ///   the content is a ``WAVInspection/Tier/refused(reason:conversionCommand:)`` result, not an error.

@@ -1,8 +1,10 @@
+import Foundation
+
 /// A route path such as `/records/{id}/audio` or `/console/*`, split into segments.
 ///
 /// Matching ignores empty segments, so a trailing slash and doubled slashes do not matter (`/records/` matches
 /// `/records`). `{name}` captures one segment; a final `*` captures the rest of the path (possibly empty).
-struct PathPattern: Sendable, Hashable, CustomStringConvertible {
+public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     enum Segment: Sendable, Hashable {
         case literal(String)
         case parameter(String)
@@ -11,7 +13,8 @@ struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     let segments: [Segment]
 
-    init(_ path: String) {
+    /// Parses a pattern; a malformed one (`{}`, `*` before the end) is a programming error (trap).
+    public init(_ path: String) {
         var segments: [Segment] = []
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         for (index, part) in parts.enumerated() {
@@ -31,7 +34,7 @@ struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The normalised pattern (`/records/{id}`), used as the route label in logs and metrics.
-    var description: String {
+    public var description: String {
         "/"
             + segments.map {
                 switch $0 {
@@ -70,6 +73,38 @@ struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         }
         return parts.count == segments.count ? captured : nil
     }
+
+    /// The names of the `{name}` segments, in order.
+    public var parameterNames: [String] {
+        segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
+    }
+
+    /// The parameters of `path` (percent-decoded) when it matches this pattern, else nil.
+    public func match(path: String) -> Parameters? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map {
+            Substring($0.removingPercentEncoding ?? String($0))
+        }
+        return match(parts).map(Parameters.init)
+    }
+
+    /// The path with each `{name}` replaced by `values[name]`, percent-encoded as a path segment. A missing value
+    /// is a programming error (trap); a pattern with `*` cannot be expanded.
+    public func expand(_ values: [String: String]) -> String {
+        "/"
+            + segments.map { segment -> String in
+                switch segment {
+                case .literal(let text): return text
+                case .parameter(let name):
+                    guard let value = values[name] else { preconditionFailure("no value for {\(name)} in \(self)") }
+                    return value.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? value
+                case .catchAll: preconditionFailure("\(self) ends in `*` and cannot be expanded")
+                }
+            }.joined(separator: "/")
+    }
+
+    /// RFC 3986 unreserved characters: what a path segment may hold without encoding.
+    private static let segmentCharacters = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     static func joined(_ prefix: String, _ path: String) -> String {
         let head = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix

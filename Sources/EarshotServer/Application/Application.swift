@@ -7,10 +7,10 @@ import Foundation
 ///
 /// ``run(onListening:)`` serves until its task is cancelled (the executable cancels it on SIGTERM/SIGINT), then
 /// stops accepting, lets in-flight requests finish within ``ServerConfiguration/shutdownGrace`` and closes the
-/// stores. Background maintenance (garbage collection of abandoned uploads, signing-key rotation), the
-/// transcription workers with their lease reaper, webhook delivery and the managed `llama-server` (started on the
-/// first summary or translation) run as child tasks of `run` and stop with it (a worker hands its unfinished task
-/// back to the queue).
+/// stores. Background maintenance (garbage collection of abandoned uploads, signing-key rotation), the job runner
+/// (transcriptions, record notes, webhook deliveries, with the lease reaper) and the managed `llama-server` (started
+/// on the first summary or translation) run as child tasks of `run` and stop with it (a running job is handed back
+/// to the queue).
 public struct Application: Sendable {
     public let configuration: ServerConfiguration
     let logger = Logger(label: "server")
@@ -33,7 +33,7 @@ public struct Application: Sendable {
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
             HealthRoutes(
                 metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
-                extraMetrics: { [taskMetrics = services.taskMetrics] in taskMetrics.render() }
+                extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
             ).register(on: router)
             services.register(on: router)
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
@@ -61,13 +61,11 @@ public struct Application: Sendable {
             let port = try await server.waitUntilListening()
             services.links.setDerivedBase("http://\(urlHost):\(port)")
             group.addTask { await services.maintain(every: maintenanceInterval) }
-            group.addTask { await services.workers.run() }
-            group.addTask { await services.deliverer.run() }
+            group.addTask { await services.runner.run() }
             if let languageModel = services.managedLanguageModel {
                 // Idle until the first summary or translation asks for it; stopped with the server.
                 group.addTask { try await languageModel.run() }
             }
-            group.addTask { await services.recordNotes.run() }
             logger.notice(
                 "earshot listening",
                 metadata: [
@@ -109,6 +107,7 @@ public struct Application: Sendable {
         let path = configuration.resolvedDatabasePath
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        return try await SQLiteMetadataStore(configuration: .init(location: .file(URL(fileURLWithPath: path))))
+        return try await SQLiteMetadataStore(
+            configuration: .init(location: .file(URL(fileURLWithPath: path)), schema: ServerSchema.components))
     }
 }

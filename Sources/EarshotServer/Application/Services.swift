@@ -6,6 +6,10 @@ import EarshotSpeech
 import EarshotStore
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The platform's services built from the configuration and the stores, and the routes that expose them.
 struct Services: Sendable {
     let keyring: Keyring
@@ -16,12 +20,14 @@ struct Services: Sendable {
     let webhooks: Webhooks
     let transcriptions: TranscriptionService
     let records: RecordsService
-    let running = RunningTasks()
+    /// Every background job kind this process runs, and their runner.
+    let jobs: JobRegistry
+    let running = RunningJobs()
+    let jobMetrics: JobMetrics
     let engines: FileTranscriber
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
     let admission: DecodeAdmission
     let speakers = SpeakerModels()
-    let taskMetrics = TaskMetrics()
     let metadata: any MetadataStore
     let blobs: any BlobStore
     let configuration: ServerConfiguration
@@ -29,6 +35,8 @@ struct Services: Sendable {
     let notes: any NoteProcessing
     /// The built-in language model's child process, when `notes` uses it (run by `Application.run`).
     let managedLanguageModel: ManagedLlamaServer?
+    /// The HTTP client of webhook deliveries.
+    private let webhookSession = URLSession(configuration: .ephemeral)
     private let logger = Logger(label: "maintenance")
 
     init(
@@ -64,15 +72,42 @@ struct Services: Sendable {
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
                 downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
             now: now)
-        let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod)
+        engines = FileTranscriber(
+            configuration: .init(
+                models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
+                concurrentDecodes: configuration.workers, allowTruncatedAudio: true))
+        let signal = JobSignal()
+        let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod, signal: signal)
         self.webhooks = webhooks
-        // A task's webhook delivery, and a record task's result, are recorded in the transaction that makes it final.
+        let taskPolicy = JobPolicy(
+            concurrency: configuration.workers, lease: configuration.taskLease,
+            retryDelay: configuration.taskRetryDelay)
+        let kinds: [any JobKind] = [
+            TranscriptionJob(
+                policy: taskPolicy, metadata: metadata, blobs: blobs, engines: engines, speakers: speakers,
+                webhooks: webhooks),
+            RecordNoteJob(
+                policy: JobPolicy(lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay),
+                metadata: metadata, processor: notes),
+        ]
+        let metrics = JobMetrics(
+            kinds: kinds.map(\.name) + [WebhookJob.name], running: running)
+        jobMetrics = metrics
+        let registry = JobRegistry(
+            kinds + [
+                WebhookJob(
+                    policy: JobPolicy(
+                        concurrency: 4, lease: configuration.webhookTimeout + .seconds(30),
+                        retryDelay: configuration.webhookRetryDelay, maximumRetryDelay: .seconds(3600)),
+                    timeout: configuration.webhookTimeout, metadata: metadata, webhooks: webhooks, metrics: metrics,
+                    session: webhookSession)
+            ])
+        jobs = registry
+        // What must commit with a job's final state (a webhook delivery, a record's new transcript) is its kind's
+        // `finished`; deleting a task deletes its webhook deliveries and their jobs.
         queue = JobQueue(
-            metadata: metadata,
-            onFinal: { db, job in
-                try webhooks.enqueue(db, for: job)
-                try RecordTasks.applyFinal(db, job)
-            })
+            metadata: metadata, onFinal: { db, job in try registry.finished(db, job) },
+            onDelete: { db, ids in try webhooks.forget(db, jobIDs: ids) }, signal: signal)
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
             maxAttempts: configuration.taskMaxAttempts)
@@ -81,65 +116,38 @@ struct Services: Sendable {
                 slots: configuration.openAIConcurrency, maxWaiting: configuration.openAIConcurrency,
                 maxWait: configuration.openAIMaxWait))
         records = RecordsService(
-            metadata: metadata, blobs: blobs, transcriptions: transcriptions,
-            tasks: RecordTasks(
-                queue: queue, metadata: metadata, running: running, maxAttempts: configuration.taskMaxAttempts))
-        engines = FileTranscriber(
-            configuration: .init(
-                models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
-                concurrentDecodes: configuration.workers, allowTruncatedAudio: true))
+            metadata: metadata, blobs: blobs, uploads: uploads, transcriptions: transcriptions,
+            tasks: RecordTasks(queue: queue, metadata: metadata, maxAttempts: configuration.taskMaxAttempts),
+            running: running)
     }
 
-    /// The transcription workers and lease reaper (run by `Application.run`).
-    var workers: TranscriptionWorkers {
-        TranscriptionWorkers(
-            queue: queue, metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, running: running,
-            metrics: taskMetrics,
-            configuration: .init(
-                count: configuration.workers, lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
-                pollInterval: configuration.taskPollInterval))
-    }
-
-    /// The runner of record summaries and transcript translations (run by `Application.run`).
-    var recordNotes: RecordNotesRunner {
-        RecordNotesRunner(
-            queue: queue, metadata: metadata,
-            processor: notes,
-            configuration: .init(
-                lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay,
-                pollInterval: configuration.taskPollInterval))
-    }
-
-    /// The webhook sender (run by `Application.run`).
-    var deliverer: WebhookDeliverer {
-        WebhookDeliverer(
-            metadata: metadata, webhooks: webhooks, metrics: taskMetrics,
-            configuration: .init(
-                timeout: configuration.webhookTimeout, retryDelay: configuration.webhookRetryDelay,
-                pollInterval: configuration.taskPollInterval))
+    /// The runner of every background job kind (run by `Application.run`).
+    var runner: JobRunner {
+        JobRunner(
+            queue: queue, registry: jobs, running: running, metrics: jobMetrics,
+            configuration: .init(pollInterval: configuration.taskPollInterval))
     }
 
     /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.
     func register(on router: Router) {
-        let api = configuration.apiPrefix.isEmpty ? router.group("/") : router.group(configuration.apiPrefix)
+        let api = APIRoutes(
+            builder: router.group(configuration.apiPrefix.isEmpty ? "/" : configuration.apiPrefix), tokens: tokens,
+            signer: uploads.signer)
+        let spool = (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         AuthRoutes(tokens: tokens).register(on: api)
-        UploadRoutes(
-            uploads: uploads, tokens: tokens,
-            spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
-        ).register(on: api)
-        TranscriptionRoutes(transcriptions: transcriptions, tokens: tokens).register(on: api)
-        RecordsRoutes(records: records, tokens: tokens).register(on: api)
-        WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks, tokens: tokens).register(on: api)
+        UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
+        TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
+        RecordsRoutes(records: records).register(on: api)
+        WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks).register(on: api)
         VoiceprintRoutes(
             voiceprints: VoiceprintService(
-                metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions),
-            tokens: tokens
+                metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions)
         ).register(on: api)
         // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
         OpenAIRoutes(
-            tokens: tokens, engines: engines, admission: admission, maxFileSize: configuration.openAIMaxFileSize,
-            spoolDirectory: (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
-        ).register(on: router)
+            engines: engines, records: records, admission: admission, maxFileSize: configuration.openAIMaxFileSize,
+            spoolDirectory: spool
+        ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         OpenAPIRoutes(links: links).register(on: router)
     }
 

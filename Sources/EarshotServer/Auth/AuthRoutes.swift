@@ -6,16 +6,14 @@ import EarshotHTTP
 struct AuthRoutes: Sendable {
     let tokens: TokenService
 
-    func register(on api: some RouteBuilder) {
-        api.post(APIPath.partnerToken) { request, _ in
+    func register(on api: APIRoutes) {
+        api.open(.post, APIPath.partnerToken) { request, _ in
             let body = try request.decode(PartnerTokenRequest.self)
             let partner = try await tokens.partners.authenticate(
                 clientID: body.clientID, clientSecret: body.clientSecret)
             return try .json(try await tokens.partnerToken(for: partner), headers: ["Cache-Control": "no-store"])
         }
-        api.post(APIPath.userToken) { request, _ in
-            let caller = try await tokens.authenticate(request)
-            try caller.requirePartner("issuing user tokens")
+        api.post(APIPath.userToken, .partner) { request, _, caller in
             let body = try request.decode(UserTokenRequest.self)
             let token = try await tokens.userToken(for: caller, userID: body.userID, ttlSeconds: body.ttlSeconds)
             return try .json(token, headers: ["Cache-Control": "no-store"])

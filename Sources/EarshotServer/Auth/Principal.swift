@@ -14,11 +14,11 @@ struct Principal: Sendable, Equatable {
     var isPartner: Bool { userID == nil }
 
     /// Throws 403 `FORBIDDEN` unless this is a partner token.
-    func requirePartner(_ what: String) throws(PlatformError) {
+    func requirePartner() throws(PlatformError) {
         guard isPartner else {
             throw .forbidden(
-                "\(what) needs a partner token; user tokens can only upload files, bind devices and read their "
-                    + "own user's records")
+                "this needs a partner token; a user token only works on its own user's files, records and "
+                    + "voiceprints")
         }
     }
 

@@ -12,26 +12,27 @@ import Foundation
 ///
 /// Form fields: `file` (required), `model` (`whisper-1` = `asr-fast`, or `asr-fast`/`asr-pro`), `language`,
 /// `prompt`, `response_format` (`json`, `text`, `srt`, `vtt`, `verbose_json`), `temperature`,
-/// `timestamp_granularities[]` (`segment`, `word`). The file is streamed to a spool file while the form is parsed.
+/// `timestamp_granularities[]` (`segment`, `word`), and Earshot's `store` (`true`: keep the audio and its
+/// transcript as a record in the library; the response names it in `Earshot-Record-Id`). The file is streamed to
+/// a spool file while the form is parsed, and decoded by the production file pipeline (WAV tiers included).
 ///
 /// Decoding and recognition run under ``DecodeAdmission``: `openai-concurrency` requests at once, as many more
 /// waiting up to `openAIMaxWait`, the rest answered 429 `RATE_LIMITED` with `Retry-After`.
 struct OpenAIRoutes: Sendable {
-    let tokens: TokenService
     let engines: FileTranscriber
+    /// Where `store=true` keeps the audio and its record.
+    let records: RecordsService
     let admission: DecodeAdmission
     let maxFileSize: Int
     let spoolDirectory: String
 
-    func register(on router: some RouteBuilder) {
+    func register(on routes: APIRoutes) {
         for (path, task) in [
             (APIPath.openAITranscriptions, TranscriptionOptions.Task.transcribe),
             (APIPath.openAITranslations, .translate),
         ] {
-            router.post(path, body: .stream(limit: maxFileSize + (64 << 10))) { request, _ in
-                let caller = try await tokens.authenticate(request)
-                try caller.requirePartner("the OpenAI-compatible endpoints")
-                return try await handle(request, task: task)
+            routes.post(path, .partner, body: .stream(limit: maxFileSize + (64 << 10))) { request, _, caller in
+                try await handle(request, task: task, caller: caller)
             }
         }
     }
@@ -45,7 +46,9 @@ struct OpenAIRoutes: Sendable {
         func value(_ name: String) -> String? { fields[name]?.last }
     }
 
-    private func handle(_ request: Request, task: TranscriptionOptions.Task) async throws -> Response {
+    private func handle(_ request: Request, task: TranscriptionOptions.Task, caller: Principal) async throws
+        -> Response
+    {
         guard case .stream(let body) = request.body else {
             throw PlatformError.invalidArgument("send the form as multipart/form-data")
         }
@@ -95,30 +98,55 @@ struct OpenAIRoutes: Sendable {
             }
             options.wordTimestamps = true
         }
+        let store: Bool
+        switch form.value("store")?.lowercased() {
+        case nil, "false", "0": store = false
+        case "true", "1": store = true
+        case let other?: throw PlatformError.invalidArgument("store \"\(other.prefix(16))\" must be true or false")
+        }
+        let filetype = Self.filetype(form.filename)
+        let name = form.filename.flatMap { (try? UploadService.originalName($0)) ?? nil } ?? "audio.\(filetype)"
         let chosen = options
-        let transcript = try await admission.run { try await Self.transcribe(file, engine: engine, options: chosen) }
-        return try Self.response(transcript, format: format, task: task, words: granularities.contains("word"))
+        let (transcript, samples) = try await admission.run {
+            try await transcribe(file, type: filetype, name: name, engine: engine, options: chosen)
+        }
+        var response = try Self.response(transcript, format: format, task: task, words: granularities.contains("word"))
+        if store {
+            let record = try await records.keep(
+                file, filetype: filetype, name: form.filename, for: caller, transcript: transcript, samples: samples,
+                model: tier, task: task.rawValue)
+            response.headers["Earshot-Record-Id"] = record
+        }
+        return response
     }
 
-    /// Decodes the spooled file and recognises it (the part that holds a decode slot).
-    private static func transcribe(
-        _ file: URL, engine: SpeechEngine, options: TranscriptionOptions
-    ) async throws -> Transcript {
-        let samples: [Float]
+    /// The lowercase extension of the form's file name (what the pipeline decodes by), or `bin` when it has none.
+    static func filetype(_ filename: String?) -> String {
+        let ext = ((filename ?? "") as NSString).pathExtension.lowercased()
+        return FileTypes.isWellFormed(ext) ? ext : "bin"
+    }
+
+    /// Decodes the spooled file with the production file pipeline and recognises it (the part that holds a decode
+    /// slot). Returns the samples too, for a record's envelope when the request keeps it.
+    private func transcribe(
+        _ file: URL, type: String, name: String, engine: SpeechEngine, options: TranscriptionOptions
+    ) async throws -> (Transcript, [Float]) {
+        let audio: FileTranscriber.PreparedAudio
         do {
-            let decoder = try await AudioDecoder.open(contentsOf: file, configuration: .init(allowTruncated: true))
-            samples = try await decoder.decodeAll()
+            audio = try await engines.prepareAudio(file, type: type, displayName: name)
         } catch let error as AudioError {
             throw PlatformError.invalidArgument(
-                "the file could not be decoded as audio (\(error.code)); send WAV, MP3, M4A, FLAC, Ogg/Opus or WebM")
+                "the file could not be decoded as audio (\(error.code)): "
+                    + error.message.replacingOccurrences(of: file.path, with: name))
         }
-        let transcript: Transcript
+        var transcript: Transcript
         do {
-            transcript = try await engine.transcript(of: samples, options: options)
+            transcript = try await engine.transcript(of: audio.samples, options: options)
         } catch let error as SpeechError where error.code == .invalidOption || error.code == .invalidAudio {
             throw PlatformError.invalidArgument(error.message)
         }
-        return transcript
+        transcript.warnings = audio.warnings
+        return (transcript, audio.samples)
     }
 
     private func parse(_ body: BodyStream, contentType: String?) async throws -> Form {

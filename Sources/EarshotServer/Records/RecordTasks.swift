@@ -6,25 +6,142 @@ import EarshotSpeech
 import EarshotStore
 import Foundation
 
-/// Offline tasks on a record (`task_type` 0 transcribe, 1 summarize, 2 translate) on the durable ``JobQueue``.
-///
-/// Transcription (0) and speech translation to English (2 with `source: "speech"`) are ordinary transcription
-/// jobs, run by the ``TranscriptionWorkers``; summaries (1) and transcript translations (2) are `record-note`
-/// jobs, run by ``RecordNotesRunner``. A `record_tasks` row links each job to its record and is the record's task
-/// history; when a job succeeds, ``applyFinal(_:_:)`` — called by the queue in the transaction that makes the job
-/// final — copies its result into the record, replacing the previous transcript, summary or translation.
-struct RecordTasks: Sendable {
-    /// The queue kind of summary and transcript-translation jobs.
-    static let noteKind = "record-note"
+/// What a record task does: a request parsed and validated once, so creating its job is one `switch`.
+enum RecordTaskPlan: Sendable, Hashable {
+    /// Task 0: transcribe the audio (optionally with speakers).
+    case transcribe(model: String, diarization: TranscriptionTaskRequest.Diarization?)
+    /// Task 2 with `source: "speech"`: Whisper's translation of the audio to English.
+    case translateSpeech(model: String)
+    /// Task 1: summarize the transcript.
+    case summarize
+    /// Task 2 (default source `transcript`): translate the transcript with the language model.
+    case translateTranscript(target: String)
+
     /// The target languages offered for translation (the seed's 14).
     static let languages = ["zh", "en", "ja", "ko", "fr", "de", "es", "ru", "it", "pt", "th", "vi", "ar", "hi"]
 
+    /// Parses `request`, naming the first field that is wrong and how to fix it.
+    init(_ request: RecordTaskRequest) throws {
+        let target = request.targetLanguage?.trimmingCharacters(in: .whitespaces).lowercased()
+        if request.diarization != nil && request.taskType != 0 {
+            throw PlatformError.invalidArgument("diarization only applies to task_type 0 (transcribe)")
+        }
+        if request.taskType != 2 {
+            if target != nil {
+                throw PlatformError.invalidArgument("target_language only applies to task_type 2 (translate)")
+            }
+            if request.source != nil {
+                throw PlatformError.invalidArgument("source only applies to task_type 2 (translate)")
+            }
+        }
+        switch request.taskType {
+        case 0:
+            if let diarization = request.diarization { try TranscriptionService.validate(diarization) }
+            self = .transcribe(model: try Self.speechModel(request.model), diarization: request.diarization)
+        case 1:
+            try Self.refuseModel(request.model)
+            self = .summarize
+        case 2:
+            guard let target else {
+                throw PlatformError.invalidArgument(
+                    "target_language is required for task_type 2: one of \(Self.languages.joined(separator: ", "))")
+            }
+            guard Self.languages.contains(target) else {
+                throw PlatformError.invalidArgument(
+                    "target_language \"\(target.prefix(16))\" is not offered; use one of "
+                        + Self.languages.joined(separator: ", "))
+            }
+            switch request.source ?? "transcript" {
+            case "transcript":
+                try Self.refuseModel(request.model)
+                self = .translateTranscript(target: target)
+            case "speech":
+                guard target == "en" else {
+                    throw PlatformError.invalidArgument(
+                        "speech translation (Whisper) only produces English; use target_language en, or source "
+                            + "transcript for \(target)")
+                }
+                self = .translateSpeech(model: try Self.speechModel(request.model))
+            case let other:
+                throw PlatformError.invalidArgument(
+                    "source \"\(other.prefix(32))\" is unknown; use transcript (language model) or speech")
+            }
+        default:
+            throw PlatformError.invalidArgument(
+                "task_type \(request.taskType) is unknown; use 0 (transcribe), 1 (summarize) or 2 (translate)")
+        }
+    }
+
+    private static func speechModel(_ model: String?) throws -> String {
+        let model = model ?? "asr-fast"
+        try TranscriptionService.validateModel(model)
+        return model
+    }
+
+    private static func refuseModel(_ model: String?) throws {
+        if model != nil {
+            throw PlatformError.invalidArgument(
+                "model selects the speech tier (asr-fast, asr-pro) of task_type 0 and speech translation; the "
+                    + "summarizer's model is configured on the server")
+        }
+    }
+
+    /// The plan of a transcription task's request (`task`: transcribe or translate).
+    init(transcription payload: TranscriptionPayload) {
+        self =
+            payload.task == "translate"
+            ? .translateSpeech(model: payload.model) : .transcribe(model: payload.model, diarization: payload.diarization)
+    }
+
+    /// The wire's `task_type`.
+    var taskType: Int {
+        switch self {
+        case .transcribe: 0
+        case .summarize: 1
+        case .translateSpeech, .translateTranscript: 2
+        }
+    }
+
+    var targetLanguage: String? {
+        switch self {
+        case .translateSpeech: "en"
+        case .translateTranscript(let target): target
+        case .transcribe, .summarize: nil
+        }
+    }
+
+    /// `speech` or `transcript` for translations.
+    var source: String? {
+        switch self {
+        case .translateSpeech: "speech"
+        case .translateTranscript: "transcript"
+        case .transcribe, .summarize: nil
+        }
+    }
+
+    /// The speech tier, for tasks that decode audio.
+    var model: String? {
+        switch self {
+        case .transcribe(let model, _), .translateSpeech(let model): model
+        case .summarize, .translateTranscript: nil
+        }
+    }
+}
+
+/// Offline tasks on a record (`task_type` 0 transcribe, 1 summarize, 2 translate): the jobs of a record.
+///
+/// Every job of a record is linked to it by a `record_tasks` row, which is the record's task history: the
+/// transcription tasks of seed 001 (``TranscriptionService``), and the tasks created here. Transcription (0) and
+/// speech translation (2, `source: "speech"`) are ``TranscriptionJob``s; summaries (1) and transcript translations
+/// (2) are ``RecordNoteJob``s. When a job succeeds, ``applyFinal(_:_:)`` — called by the queue in the transaction
+/// that makes the job final — copies its result into the record, replacing the previous transcript, summary or
+/// translation (the history keeps every version).
+struct RecordTasks: Sendable {
     let queue: JobQueue
     let metadata: any MetadataStore
-    let running: RunningTasks
     let maxAttempts: Int
 
-    /// What a `record-note` job carries.
+    /// What a ``RecordNoteJob`` carries.
     struct NotePayload: Codable, Sendable, Hashable {
         var recordID: String
         var taskType: Int
@@ -40,108 +157,51 @@ struct RecordTasks: Sendable {
     // MARK: Create
 
     func create(for caller: Principal, record: RecordRow, _ request: RecordTaskRequest) async throws -> RecordTask {
-        try caller.require(.recordsWrite)
-        guard (0...2).contains(request.taskType) else {
-            throw PlatformError.invalidArgument(
-                "task_type \(request.taskType) is unknown; use 0 (transcribe), 1 (summarize) or 2 (translate)")
-        }
-        let target = request.targetLanguage?.trimmingCharacters(in: .whitespaces).lowercased()
-        var source: String?
-        if request.taskType == 2 {
-            guard let target else {
-                throw PlatformError.invalidArgument(
-                    "target_language is required for task_type 2: one of \(Self.languages.joined(separator: ", "))")
-            }
-            guard Self.languages.contains(target) else {
-                throw PlatformError.invalidArgument(
-                    "target_language \"\(target.prefix(16))\" is not offered; use one of "
-                        + Self.languages.joined(separator: ", "))
-            }
-            source = request.source ?? "transcript"
-            guard source == "transcript" || source == "speech" else {
-                throw PlatformError.invalidArgument(
-                    "source \"\(request.source!.prefix(32))\" is unknown; use transcript (language model) or speech")
-            }
-            if source == "speech" && target != "en" {
-                throw PlatformError.invalidArgument(
-                    "speech translation (Whisper) only produces English; use target_language en, or source "
-                        + "transcript for \(target)")
-            }
-        } else {
-            if target != nil {
-                throw PlatformError.invalidArgument("target_language only applies to task_type 2 (translate)")
-            }
-            if request.source != nil {
-                throw PlatformError.invalidArgument("source only applies to task_type 2 (translate)")
-            }
-        }
-        if let diarization = request.diarization {
-            guard request.taskType == 0 else {
-                throw PlatformError.invalidArgument("diarization only applies to task_type 0 (transcribe)")
-            }
-            try TranscriptionService.validate(diarization)
-        }
-        let speech = request.taskType == 0 || source == "speech"
-        var model: String?
-        if speech {
-            model = request.model ?? "asr-fast"
-            guard TranscriptionService.models.contains(model!) else {
-                throw PlatformError.invalidArgument(
-                    "model \"\(model!.prefix(32))\" is not offered; use asr-fast or asr-pro")
-            }
-        } else {
-            if request.model != nil {
-                throw PlatformError.invalidArgument(
-                    "model selects the speech tier (asr-fast, asr-pro) of task_type 0 and speech translation; the "
-                        + "summarizer's model is configured on the server")
-            }
-            if record.transcriptJSON == nil {
+        let plan = try RecordTaskPlan(request)
+        let kind: String
+        let payload: String
+        switch plan {
+        case .transcribe, .translateSpeech:
+            kind = TranscriptionJob.name
+            payload = try RecordsService.json(
+                TranscriptionPayload(
+                    fileID: record.fileID, model: plan.model!, language: plan.taskType == 0 ? record.language : nil,
+                    task: plan.taskType == 0 ? "transcribe" : "translate",
+                    diarization: { if case .transcribe(_, let diarization) = plan { diarization } else { nil } }(),
+                    callbackURL: nil, userID: record.userID))
+        case .summarize, .translateTranscript:
+            guard record.transcriptJSON != nil else {
                 throw PlatformError.conflict(
                     "record \(record.id) has no transcript yet; run task_type 0 (transcribe) first")
             }
-        }
-        let kind: String
-        let payload: String
-        if speech {
-            kind = TranscriptionService.kind
+            kind = RecordNoteJob.name
             payload = try RecordsService.json(
-                TranscriptionPayload(
-                    fileID: record.fileID, model: model!, language: request.taskType == 0 ? record.language : nil,
-                    task: request.taskType == 0 ? "transcribe" : "translate", diarization: request.diarization,
-                    callbackURL: nil,
-                    userID: record.userID))
-        } else {
-            kind = Self.noteKind
-            payload = try RecordsService.json(
-                NotePayload(recordID: record.id, taskType: request.taskType, targetLanguage: target))
+                NotePayload(recordID: record.id, taskType: plan.taskType, targetLanguage: plan.targetLanguage))
         }
-        let jobID = Identifier.make(prefix: "task")
-        let at = queue.now()
-        let (taskSource, taskModel) = (source, model)
-        // The link goes in first, so the job's final-state hook always finds it.
-        try await metadata.write { db in
-            try db.execute(
-                "INSERT INTO record_tasks (job_id, record_id, task_type, target_language, source, model, created_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                jobID, record.id, request.taskType, target, taskSource, taskModel, at)
+        let new = NewJob(
+            id: Identifier.make(prefix: "task"), tenant: record.partnerID, subject: record.userID, kind: kind,
+            payload: payload, maxAttempts: maxAttempts,
+            requestHash: DigestAlgorithm.sha256.hash(Array(payload.utf8)).hex)
+        let (queue, recordID) = (self.queue, record.id)
+        let job = try await metadata.write { db in
+            let job = try queue.insert(db, new).job
+            try Self.link(db, jobID: job.id, recordID: recordID, plan: plan, at: job.createdAt)
+            return job
         }
-        let job: Job
-        do {
-            job = try await queue.enqueue(
-                NewJob(
-                    id: jobID, tenant: record.partnerID, subject: record.userID, kind: kind, payload: payload,
-                    maxAttempts: maxAttempts, idempotencyKey: nil,
-                    requestHash: DigestAlgorithm.sha256.hash(Array(payload.utf8)).hex)
-            ).job
-        } catch {
-            _ = try? await metadata.write { db in try db.execute("DELETE FROM record_tasks WHERE job_id = ?", jobID) }
-            throw error
-        }
+        queue.signal.notify(kind)
         return Self.wire(
             job,
             link: Link(
-                recordID: record.id, taskType: request.taskType, targetLanguage: target, source: source,
-                model: model))
+                recordID: record.id, taskType: plan.taskType, targetLanguage: plan.targetLanguage, source: plan.source,
+                model: plan.model))
+    }
+
+    /// Makes `jobID` a job of `recordID` (inside the caller's transaction, with the job).
+    static func link(_ db: any SQLDatabase, jobID: String, recordID: String, plan: RecordTaskPlan, at: Int64) throws {
+        try db.execute(
+            "INSERT INTO record_tasks (job_id, record_id, task_type, target_language, source, model, created_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            jobID, recordID, plan.taskType, plan.targetLanguage, plan.source, plan.model, at)
     }
 
     // MARK: Read
@@ -171,17 +231,8 @@ struct RecordTasks: Sendable {
         return task
     }
 
-    /// Stops this process's decodes of deleted jobs at once (a worker elsewhere notices at its next heartbeat).
-    func stopRunning(_ jobIDs: [String]) {
-        for id in jobIDs { running.stop(id) }
-    }
-
     /// The `jobs` columns ``Job`` decodes, qualified for the join.
-    private static let jobColumns = [
-        "id", "tenant", "subject", "kind", "payload", "state", "stage", "progress", "attempts", "max_attempts",
-        "run_after", "lease_owner", "lease_expires_at", "heartbeat_at", "idempotency_key", "request_hash", "result",
-        "error", "created_at", "updated_at", "started_at", "finished_at",
-    ].map { "j." + $0 }.joined(separator: ", ")
+    private static let jobColumns = Job.columns(of: "j")
 
     /// The `record_tasks` side of a task.
     struct Link: Sendable, Decodable {

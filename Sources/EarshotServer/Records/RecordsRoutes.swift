@@ -5,16 +5,13 @@ import EarshotHTTP
 /// update, delete, audio, export, offline tasks.
 struct RecordsRoutes: Sendable {
     let records: RecordsService
-    let tokens: TokenService
 
-    func register(on api: some RouteBuilder) {
-        api.post(APIPath.records) { request, _ in
-            let caller = try await tokens.authenticate(request)
-            return try .json(
+    func register(on api: APIRoutes) {
+        api.post(APIPath.records, .partnerOrUser(.recordsWrite)) { request, _, caller in
+            try .json(
                 try await records.create(for: caller, try request.decode(RecordCreateRequest.self)), status: .created)
         }
-        api.get(APIPath.records) { request, _ in
-            let caller = try await tokens.authenticate(request)
+        api.get(APIPath.records, .partnerOrUser(.recordsRead)) { request, _, caller in
             let query = request.query
             var hasTranscript: Bool?
             switch query["has_transcript"]?.lowercased() {
@@ -34,53 +31,42 @@ struct RecordsRoutes: Sendable {
                     for: caller, cursor: query["cursor"], limit: try query.get("limit", as: Int.self),
                     filters: filters))
         }
-        api.get(APIPath.recordSearch) { request, _ in
-            let caller = try await tokens.authenticate(request)
-            return try .json(
+        api.get(APIPath.recordSearch, .partnerOrUser(.recordsRead)) { request, _, caller in
+            try .json(
                 try await records.search(
                     for: caller, query: request.query["q"], limit: try request.query.get("limit", as: Int.self),
                     offset: try request.query.get("offset", as: Int.self), userID: request.query["user_id"]))
         }
-        api.get(APIPath.record) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try .json(try await records.detail(for: caller, id: try context.parameters.require("record_id")))
+        api.get(APIPath.record, .partnerOrUser(.recordsRead)) { _, context, caller in
+            try .json(try await records.detail(for: caller, id: try context.parameters.require("record_id")))
         }
-        api.patch(APIPath.record) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try .json(
+        api.patch(APIPath.record, .partnerOrUser(.recordsWrite)) { request, context, caller in
+            try .json(
                 try await records.update(
                     for: caller, id: try context.parameters.require("record_id"),
                     try request.decode(RecordUpdateRequest.self)))
         }
-        api.delete(APIPath.record) { request, context in
-            let caller = try await tokens.authenticate(request)
+        api.delete(APIPath.record, .partnerOrUser(.recordsWrite)) { _, context, caller in
             try await records.delete(for: caller, id: try context.parameters.require("record_id"))
             return Response(status: .noContent)
         }
-        api.get(APIPath.recordAudio) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try await records.audio(for: caller, id: try context.parameters.require("record_id"))
+        api.get(APIPath.recordAudio, .partnerOrUser(.recordsRead)) { _, context, caller in
+            try await records.audio(for: caller, id: try context.parameters.require("record_id"))
         }
-        api.get(APIPath.recordExport) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try await records.export(
+        api.get(APIPath.recordExport, .partnerOrUser(.recordsRead)) { request, context, caller in
+            try await records.export(
                 for: caller, id: try context.parameters.require("record_id"), format: request.query["format"])
         }
-        api.post(APIPath.recordTasks) { request, context in
-            let caller = try await tokens.authenticate(request)
+        api.post(APIPath.recordTasks, .partnerOrUser(.recordsWrite)) { request, context, caller in
             let record = try await records.record(for: caller, id: try context.parameters.require("record_id"))
             let body = try request.decode(RecordTaskRequest.self)
             return try .json(try await records.tasks.create(for: caller, record: record, body), status: .created)
         }
-        api.get(APIPath.recordTasks) { request, context in
-            let caller = try await tokens.authenticate(request)
-            try caller.require(.recordsRead)
+        api.get(APIPath.recordTasks, .partnerOrUser(.recordsRead)) { _, context, caller in
             let record = try await records.record(for: caller, id: try context.parameters.require("record_id"))
             return try .json(RecordTaskList(tasks: try await records.tasks.list(for: caller, recordID: record.id)))
         }
-        api.get(APIPath.recordTask) { request, context in
-            let caller = try await tokens.authenticate(request)
-            try caller.require(.recordsRead)
+        api.get(APIPath.recordTask, .partnerOrUser(.recordsRead)) { _, context, caller in
             let record = try await records.record(for: caller, id: try context.parameters.require("record_id"))
             return try .json(
                 try await records.tasks.task(

@@ -14,8 +14,10 @@ import Foundation
 struct RecordsService: Sendable {
     let metadata: any MetadataStore
     let blobs: any BlobStore
+    let uploads: UploadService
     let transcriptions: TranscriptionService
     let tasks: RecordTasks
+    let running: RunningJobs
     let logger = Logger(label: "records")
     var now: @Sendable () -> Int64 = JobQueue.wallClock
 
@@ -26,7 +28,6 @@ struct RecordsService: Sendable {
     // MARK: Create
 
     func create(for caller: Principal, _ request: RecordCreateRequest) async throws -> RecordDetail {
-        try caller.require(.recordsWrite)
         let fileID = try await transcriptions.fileID(from: request.fileID)
         if !caller.isPartner, let userID = request.userID, userID != caller.userID {
             throw PlatformError.invalidArgument("user_id comes from the user token; omit it")
@@ -52,32 +53,63 @@ struct RecordsService: Sendable {
         guard (0...32_503_680_000_000).contains(recordTime) else {
             throw PlatformError.invalidArgument("record_time_ms must be Unix milliseconds between 1970 and 3000")
         }
-        let title = try Self.title(request.title) ?? Self.defaultTitle(recordTime)
+        let title = try Self.title(request.title)
         let tags = try Self.tags(request.tags ?? [])
         let language = try Self.language(request.language)
         let source = try Self.source(request.source)
         let (envelope, durationMs) = try await measure(blobKey: try file.decode("blob_key", as: String.self), fileID)
-        let id = Identifier.make(prefix: "rec")
         let at = now()
-        let tagsJSON = try Self.json(tags)
-        try await metadata.write { db in
-            if let existing = try db.scalar("SELECT id FROM records WHERE file_id = ?", fileID, as: String.self) {
+        let row = try await metadata.write { db in
+            if let existing = try Library.record(ofFile: fileID, db) {
                 throw PlatformError.conflict(
-                    "file \(fileID) already has a record (\(existing)); upload the audio again")
+                    "file \(fileID) already has a record (\(existing.id)); use that record or upload the audio again")
             }
-            try db.execute(
-                "INSERT INTO records (id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, "
-                    + "language, source, envelope, created_at, updated_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .text(id), .text(caller.partnerID), owner.sqlValue, .text(fileID), .text(title), .text(tagsJSON),
-                    .integer(recordTime), .integer(Int64(durationMs)), language.sqlValue, .text(source),
-                    .blob(envelope), .integer(at), .integer(at),
-                ])
-            try RecordSearch.index(db, recordID: id, title: title, tags: tags, sentences: [])
+            guard let stored = try UploadService.file(db, id: fileID) else {
+                throw PlatformError.notFound("no file \(fileID); upload it first (complete-upload returns its FileId)")
+            }
+            return try Library.insert(
+                db,
+                .init(
+                    partnerID: caller.partnerID, userID: owner, file: stored, title: title, tags: tags,
+                    recordTime: recordTime, language: language, source: source, durationMs: durationMs,
+                    envelope: envelope), at: at)
         }
-        logger.info("record created", metadata: ["record": id, "file": fileID, "duration_ms": "\(durationMs)"])
-        return try await detail(for: caller, id: id)
+        logger.info("record created", metadata: ["record": row.id, "file": fileID, "duration_ms": "\(durationMs)"])
+        return try await detail(for: caller, id: row.id)
+    }
+
+    /// Keeps a file a synchronous request transcribed (the OpenAI-compatible endpoint's `store=true`) as a record
+    /// of `caller`, with its transcript and a finished transcription task in its history. Returns the record id.
+    func keep(
+        _ file: URL, filetype: String, name: String?, for caller: Principal, transcript: Transcript,
+        samples: [Float], model: String, task: String
+    ) async throws -> String {
+        let result = String(decoding: try TranscriptionService.encoder.encode(transcript), as: UTF8.self)
+        let started = now()
+        let queue = tasks.queue
+        let record = try await uploads.keep(
+            movingFile: file, owner: (caller.partnerID, caller.userID), filetype: filetype, originalName: name
+        ) { db, stored in
+            let record = try Library.insert(
+                db,
+                .init(
+                    partnerID: caller.partnerID, userID: caller.userID, file: stored,
+                    language: transcript.language), at: started)
+            try Library.measure(db, recordID: record.id, samples: samples, at: started)
+            let payload = TranscriptionPayload(
+                fileID: stored.id, model: model, language: nil, task: task, diarization: nil, callbackURL: nil,
+                userID: caller.userID)
+            let new = NewJob(
+                id: Identifier.make(prefix: "task"), tenant: caller.partnerID, subject: caller.userID,
+                kind: TranscriptionJob.name, payload: try Self.json(payload))
+            // The link first: the queue's final-state hook copies the transcript into the linked record.
+            try RecordTasks.link(
+                db, jobID: new.id, recordID: record.id, plan: RecordTaskPlan(transcription: payload), at: started)
+            try queue.insertSucceeded(db, new, result: result, startedAt: started)
+            return record.id
+        }
+        logger.info("record kept from a synchronous transcription", metadata: ["record": record])
+        return record
     }
 
     /// Decodes the file once: its amplitude envelope (quantised) and duration.
@@ -105,7 +137,6 @@ struct RecordsService: Sendable {
     // MARK: Read
 
     func detail(for caller: Principal, id: String) async throws -> RecordDetail {
-        try caller.require(.recordsRead)
         let row = try await record(for: caller, id: id)
         return try row.detail(tasks: try await tasks.list(for: caller, recordID: id, limit: 5))
     }
@@ -121,7 +152,6 @@ struct RecordsService: Sendable {
     }
 
     func list(for caller: Principal, cursor: String?, limit: Int?, filters: Filters) async throws -> RecordList {
-        try caller.require(.recordsRead)
         let limit = try Self.limit(limit)
         var cursorPosition: (Int64, String)?
         if let cursor {
@@ -162,7 +192,6 @@ struct RecordsService: Sendable {
     func search(
         for caller: Principal, query: String?, limit: Int?, offset: Int?, userID: String?
     ) async throws -> RecordSearchResults {
-        try caller.require(.recordsRead)
         let query = query?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !query.isEmpty else { throw PlatformError.invalidArgument("q is required: the words to search for") }
         guard query.count <= RecordSearch.maxQueryLength else {
@@ -204,37 +233,24 @@ struct RecordsService: Sendable {
     // MARK: Update
 
     func update(for caller: Principal, id: String, _ request: RecordUpdateRequest) async throws -> RecordDetail {
-        try caller.require(.recordsWrite)
         let title = try Self.title(request.title)
         let tags = try request.tags.map(Self.tags)
-        if let names = request.speakerNames {
-            guard names.count <= 64 else {
-                throw PlatformError.invalidArgument("speaker_names has more than 64 entries")
-            }
-            for (label, name) in names where label.isEmpty || label.count > 64 || name.count > 64 {
-                throw PlatformError.invalidArgument(
-                    "speaker_names: labels must be 1-64 characters and names at most 64 (\"\(label.prefix(70))\")")
-            }
-        }
         guard title != nil || tags != nil || request.speakerNames != nil else {
             throw PlatformError.invalidArgument("nothing to update: send title, tags or speaker_names")
         }
         let row = try await record(for: caller, id: id)
-        var names = row.speakerNames
-        for (label, name) in request.speakerNames ?? [:] {
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            names[label] = trimmed.isEmpty ? nil : trimmed
+        let transcript = try row.transcript()
+        let names = try request.speakerNames.map {
+            try SpeakerNames.merge(
+                $0, into: row.speakerNames, labels: SpeakerNames.labels(of: transcript), subject: "record \(id)")
         }
         let newTitle = title ?? row.title
         let newTags = tags ?? row.tags
         let tagsJSON = try Self.json(newTags)
-        let namesJSON = try Self.json(names)
         let at = now()
-        let transcript = try row.transcript()
         try await metadata.write { db in
-            try db.execute(
-                "UPDATE records SET title = ?, tags = ?, speaker_names = ?, updated_at = ? WHERE id = ?", newTitle,
-                tagsJSON, namesJSON, at, id)
+            try db.execute("UPDATE records SET title = ?, tags = ?, updated_at = ? WHERE id = ?", newTitle, tagsJSON, at, id)
+            if let names { try Library.setSpeakerNames(db, recordID: id, names) }
             if title != nil || tags != nil {
                 try RecordSearch.index(
                     db, recordID: id, title: newTitle, tags: newTags,
@@ -246,38 +262,20 @@ struct RecordsService: Sendable {
 
     // MARK: Delete
 
-    /// Deletes the record, its file (row and blob), its search rows and its tasks (running ones are revoked).
+    /// Deletes the record and every copy of its content (see ``Library/delete(_:_:queue:)``); running jobs of the
+    /// record stop.
     func delete(for caller: Principal, id: String) async throws {
-        try caller.require(.recordsWrite)
         let row = try await record(for: caller, id: id)
-        let (blobKey, jobs) = try await metadata.write { db -> (String?, [String]) in
-            let jobs = try db.query("SELECT job_id FROM record_tasks WHERE record_id = ?", id).map {
-                try $0.decode("job_id", as: String.self)
-            }
-            for job in jobs {
-                try db.execute(
-                    "DELETE FROM webhook_attempts WHERE delivery_id IN "
-                        + "(SELECT id FROM webhook_deliveries WHERE job_id = ?)", job)
-                try db.execute("DELETE FROM webhook_deliveries WHERE job_id = ?", job)
-                try db.execute("DELETE FROM jobs WHERE id = ?", job)
-            }
-            try db.execute("DELETE FROM record_tasks WHERE record_id = ?", id)
-            try RecordSearch.remove(db, recordID: id)
-            try db.execute("DELETE FROM records WHERE id = ?", id)
-            let key = try db.scalar("SELECT blob_key FROM files WHERE id = ?", row.fileID, as: String.self)
-            try db.execute("DELETE FROM files WHERE id = ?", row.fileID)
-            try db.execute("DELETE FROM uploads WHERE file_id = ?", row.fileID)
-            return (key, jobs)
-        }
-        tasks.stopRunning(jobs)
-        if let blobKey { try await blobs.delete(try BlobKey(blobKey)) }
-        logger.info("record deleted", metadata: ["record": id, "file": row.fileID])
+        let queue = tasks.queue
+        let (jobs, blob) = try await metadata.write { db in try Library.delete(db, row, queue: queue) }
+        running.stop(jobs)
+        if let blob { try await blobs.delete(blob) }
+        logger.info("record deleted", metadata: ["record": id, "file": row.fileID, "jobs": "\(jobs.count)"])
     }
 
     // MARK: Audio and exports
 
     func audio(for caller: Principal, id: String) async throws -> Response {
-        try caller.require(.recordsRead)
         let row = try await record(for: caller, id: id)
         guard
             let file = try await metadata.read({ db in
@@ -292,7 +290,6 @@ struct RecordsService: Sendable {
     }
 
     func export(for caller: Principal, id: String, format rawFormat: String?) async throws -> Response {
-        try caller.require(.recordsRead)
         let name = rawFormat?.lowercased() ?? "md"
         guard let format = RecordExport.Format(rawValue: name) else {
             throw PlatformError.invalidArgument("format \"\(name)\" is unknown; use txt, srt, vtt, json or md")
@@ -343,14 +340,6 @@ struct RecordsService: Sendable {
             throw PlatformError.invalidArgument("title must be 1-\(maxTitleLength) characters")
         }
         return trimmed
-    }
-
-    static func defaultTitle(_ recordTime: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return "Recording " + formatter.string(from: Date(timeIntervalSince1970: Double(recordTime) / 1000))
     }
 
     static func tags(_ tags: [String]) throws -> [String] {

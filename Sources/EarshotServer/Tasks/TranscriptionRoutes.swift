@@ -4,11 +4,9 @@ import EarshotHTTP
 /// The transcription task routes (partner token): create, list, get, revoke, rename speakers, export.
 struct TranscriptionRoutes: Sendable {
     let transcriptions: TranscriptionService
-    let tokens: TokenService
 
-    func register(on api: some RouteBuilder) {
-        api.post(APIPath.transcriptions) { request, _ in
-            let caller = try await tokens.authenticate(request)
+    func register(on api: APIRoutes) {
+        api.post(APIPath.transcriptions, .partner) { request, _, caller in
             let body = try request.decode(TranscriptionTaskRequest.self)
             let (task, created) = try await transcriptions.create(
                 for: caller, body, idempotencyKey: request.headers["Idempotency-Key"])
@@ -16,32 +14,26 @@ struct TranscriptionRoutes: Sendable {
                 task, status: created ? .created : .ok,
                 headers: created ? [:] : ["Idempotent-Replayed": "true"])
         }
-        api.get(APIPath.transcriptions) { request, _ in
-            let caller = try await tokens.authenticate(request)
-            return try .json(
+        api.get(APIPath.transcriptions, .partner) { request, _, caller in
+            try .json(
                 try await transcriptions.list(
                     for: caller, cursor: request.query["cursor"], limit: try request.query.get("limit", as: Int.self),
                     status: request.query["status"], userID: request.query["user_id"]))
         }
-        api.get(APIPath.transcription) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try .json(try await transcriptions.task(for: caller, id: try context.parameters.require("task_id")))
+        api.get(APIPath.transcription, .partner) { _, context, caller in
+            try .json(try await transcriptions.task(for: caller, id: try context.parameters.require("task_id")))
         }
-        api.post(APIPath.revokeTranscription) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try .json(
-                try await transcriptions.revoke(for: caller, id: try context.parameters.require("task_id")))
+        api.post(APIPath.revokeTranscription, .partner) { _, context, caller in
+            try .json(try await transcriptions.revoke(for: caller, id: try context.parameters.require("task_id")))
         }
-        api.put(APIPath.transcriptionSpeakers) { request, context in
-            let caller = try await tokens.authenticate(request)
+        api.put(APIPath.transcriptionSpeakers, .partner) { request, context, caller in
             let body = try request.decode(SpeakerRenameRequest.self)
             return try .json(
                 try await transcriptions.renameSpeakers(
                     for: caller, id: try context.parameters.require("task_id"), body))
         }
-        api.get(APIPath.exportTranscription) { request, context in
-            let caller = try await tokens.authenticate(request)
-            return try await transcriptions.export(
+        api.get(APIPath.exportTranscription, .partner) { request, context, caller in
+            try await transcriptions.export(
                 for: caller, id: try context.parameters.require("task_id"), format: request.query["format"])
         }
     }

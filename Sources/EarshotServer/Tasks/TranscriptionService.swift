@@ -11,10 +11,10 @@ import Foundation
 ///
 /// Every call needs a partner token and sees only its own tenant's tasks; another tenant's task id answers 404
 /// exactly like a missing one. The audio must be a file uploaded to this server (a `DownloadUrl` or `FileId`):
-/// the server never fetches a URL it did not issue.
+/// the server never fetches a URL it did not issue. A task is a job of the file's record in the library: the
+/// first task on a file makes its record (owned by the task's `user_id`, else the uploader), later ones join it,
+/// and its transcript becomes the record's (docs/decisions/0005-one-library.md).
 struct TranscriptionService: Sendable {
-    /// The queue kind of transcription jobs.
-    static let kind = "transcription"
     /// The model tiers the API accepts.
     static let models = ["asr-fast", "asr-pro"]
 
@@ -22,37 +22,58 @@ struct TranscriptionService: Sendable {
     let metadata: any MetadataStore
     let links: PublicLinks
     let signer: URLSigner
-    let running: RunningTasks
+    let running: RunningJobs
     let maxAttempts: Int
 
     // MARK: Create
 
-    /// Validates `request`, resolves its file in the caller's tenant and enqueues it (or returns the task already
-    /// created with the same `Idempotency-Key` and body).
+    /// Validates `request`, resolves its file in the caller's tenant and enqueues it as a job of the file's record
+    /// (or returns the task already created with the same `Idempotency-Key` and body).
     func create(
         for caller: Principal, _ request: TranscriptionTaskRequest, idempotencyKey: String?
     ) async throws -> (task: TranscriptionTask, created: Bool) {
-        try caller.requirePartner("creating transcription tasks")
         let payload = try await validate(request, for: caller)
         if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > 255 {
             throw PlatformError.invalidArgument("Idempotency-Key must be 1-255 characters")
         }
         let encoded = try Self.encoder.encode(payload)
-        let (job, created) = try await queue.enqueue(
-            NewJob(
-                id: Identifier.make(prefix: "task"), tenant: caller.partnerID, subject: payload.userID,
-                kind: Self.kind, payload: String(decoding: encoded, as: UTF8.self), maxAttempts: maxAttempts,
-                idempotencyKey: idempotencyKey, requestHash: DigestAlgorithm.sha256.hash(encoded).hex))
-        return (try Self.wire(job), created)
+        let new = NewJob(
+            id: Identifier.make(prefix: "task"), tenant: caller.partnerID, subject: payload.userID,
+            kind: TranscriptionJob.name, payload: String(decoding: encoded, as: UTF8.self), maxAttempts: maxAttempts,
+            idempotencyKey: idempotencyKey, requestHash: DigestAlgorithm.sha256.hash(encoded).hex)
+        let queue = self.queue
+        let (job, recordID, created) = try await metadata.write { db in
+            let (job, created) = try queue.insert(db, new)
+            guard created else { return (job, try Library.record(ofJob: job.id, db)?.id, false) }
+            guard let file = try UploadService.file(db, id: payload.fileID) else {
+                throw PlatformError.notFound("no file \(payload.fileID); it was deleted")
+            }
+            let record =
+                try Library.record(ofFile: file.id, db)
+                ?? Library.insert(
+                    db, .init(partnerID: caller.partnerID, userID: payload.userID ?? file.userID, file: file),
+                    at: job.createdAt)
+            try RecordTasks.link(
+                db, jobID: job.id, recordID: record.id, plan: RecordTaskPlan(transcription: payload),
+                at: job.createdAt)
+            return (job, record.id, true)
+        }
+        if created { queue.signal.notify(TranscriptionJob.name) }
+        return (try Self.wire(job, recordID: recordID), created)
+    }
+
+    /// Throws 400 naming the accepted tiers unless `model` is one.
+    static func validateModel(_ model: String) throws {
+        guard models.contains(model) else {
+            throw PlatformError.invalidArgument(
+                "model \"\(model.prefix(32))\" is not offered; use asr-fast (low latency) or asr-pro (high accuracy)")
+        }
     }
 
     private func validate(_ request: TranscriptionTaskRequest, for caller: Principal) async throws
         -> TranscriptionPayload
     {
-        guard Self.models.contains(request.model) else {
-            throw PlatformError.invalidArgument(
-                "model \"\(request.model)\" is not offered; use asr-fast (low latency) or asr-pro (high accuracy)")
-        }
+        try Self.validateModel(request.model)
         let task = request.task ?? "transcribe"
         guard TranscriptionOptions.Task(rawValue: task) != nil else {
             throw PlatformError.invalidArgument("task \"\(task)\" is unknown; use transcribe or translate")
@@ -99,17 +120,14 @@ struct TranscriptionService: Sendable {
         guard let components = URLComponents(string: fileURL), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https"
         else { throw refused }
-        let prefix = links.prefix + "/open/partner/files/"
-        guard components.path.hasPrefix(prefix) else { throw refused }
-        let parts = components.path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[1] == "download", Identifier.isValid(String(parts[0]), prefix: "file") else {
-            throw refused
-        }
-        let fileID = String(parts[0])
+        guard components.path.hasPrefix(links.prefix),
+            let parameters = SignedRoute.fileDownload.pattern.match(path: String(components.path.dropFirst(links.prefix.count))),
+            let fileID = parameters["file_id"], Identifier.isValid(fileID, prefix: "file")
+        else { throw refused }
         if !fileURL.hasPrefix(ours) {
             let query = QueryParameters((components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
             do {
-                try await signer.verify(method: .get, path: "/open/partner/files/\(fileID)/download", query: query)
+                try await signer.verify(.fileDownload, parameters: parameters, query: query)
             } catch {
                 throw refused
             }
@@ -119,46 +137,37 @@ struct TranscriptionService: Sendable {
 
     // MARK: Read
 
-    /// Display names of renamed speakers (see ``SpeakerNames``).
-    var speakerNames: SpeakerNames { SpeakerNames(metadata: metadata) }
-
     func task(for caller: Principal, id: String) async throws -> TranscriptionTask {
         let job = try await job(for: caller, id: id)
-        var task = try Self.wire(job)
-        if job.state == .succeeded {
-            let names = try await speakerNames.names(taskID: id)
-            if !names.isEmpty {
-                task.segments = task.segments?.map { segment in
-                    var segment = segment
-                    if let label = segment.speaker, let name = names[label] { segment.speaker = name }
-                    return segment
-                }
-            }
-        }
-        return task
+        let record = try await metadata.read { db in try Library.record(ofJob: id, db) }
+        return try Self.wire(job, recordID: record?.id, names: record?.speakerNames ?? [:])
     }
 
     // MARK: Speakers
 
     /// Renames speakers of a finished, diarized transcript (`names`: current label or name → new name) and returns
-    /// the task as `GET` now shows it.
+    /// the task as `GET` now shows it. The names belong to the task's record (``SpeakerNames``).
     func renameSpeakers(for caller: Principal, id: String, _ request: SpeakerRenameRequest) async throws
         -> TranscriptionTask
     {
-        try caller.requirePartner("renaming speakers")
         let job = try await job(for: caller, id: id)
         guard job.state == .succeeded, let transcript = try Self.transcript(job) else {
             throw PlatformError.conflict(
-                "task \(id) is \(try Self.wire(job).status.rawValue); speakers can be renamed once it is SUCCESS")
+                "task \(id) is \(Self.status(job).rawValue); speakers can be renamed once it is SUCCESS")
         }
-        try await speakerNames.rename(taskID: id, transcript: transcript, requested: request.names)
+        try await metadata.write { db in
+            guard let record = try Library.record(ofJob: id, db) else { throw Self.notFound(id) }
+            let names = try SpeakerNames.merge(
+                request.names, into: record.speakerNames, labels: SpeakerNames.labels(of: transcript),
+                subject: "task \(id)")
+            try Library.setSpeakerNames(db, recordID: record.id, names)
+        }
         return try await task(for: caller, id: id)
     }
 
     func list(
         for caller: Principal, cursor: String?, limit: Int?, status: String?, userID: String?
     ) async throws -> TranscriptionTaskList {
-        try caller.requirePartner("listing transcription tasks")
         var after: JobPage.Cursor?
         if let cursor {
             guard let parsed = JobPage.Cursor(token: cursor) else {
@@ -181,25 +190,28 @@ struct TranscriptionService: Sendable {
                 "status filter \"\(other)\" is unknown; use PENDING, RUNNING, SUCCESS, FAILURE or REVOKED")
         }
         let page = try await queue.list(
-            tenant: caller.partnerID, kind: Self.kind, subject: userID, state: state, after: after, limit: limit)
+            tenant: caller.partnerID, kind: TranscriptionJob.name, subject: userID, state: state, after: after,
+            limit: limit)
+        let ids = page.jobs.map(\.id)
+        let records = try await metadata.read { db in try Library.records(ofJobs: ids, db) }
         return TranscriptionTaskList(
-            tasks: try page.jobs.map { try Self.wire($0, segments: false) }, nextCursor: page.next?.token)
+            tasks: try page.jobs.map { try Self.wire($0, recordID: records[$0.id], segments: false) },
+            nextCursor: page.next?.token)
     }
 
     // MARK: Revoke
 
     /// Cancels a queued or running task. A running decode stops within one decoder step.
     func revoke(for caller: Principal, id: String) async throws -> TranscriptionTask {
-        try caller.requirePartner("revoking transcription tasks")
         guard Identifier.isValid(id, prefix: "task"),
-            let job = try await queue.cancel(id, tenant: caller.partnerID, reason: "revoked by the partner")
+            let job = try await queue.cancel(id, tenant: caller.partnerID, reason: "revoked by the partner"),
+            job.kind == TranscriptionJob.name
         else { throw Self.notFound(id) }
-        if job.state == .cancelled {
-            running.stop(id)
-        } else {
-            throw PlatformError.conflict("task \(id) already finished (\(try Self.wire(job).status.rawValue))")
+        guard job.state == .cancelled else {
+            throw PlatformError.conflict("task \(id) already finished (\(Self.status(job).rawValue))")
         }
-        return try Self.wire(job)
+        running.stop([id])
+        return try await task(for: caller, id: id)
     }
 
     // MARK: Export
@@ -213,9 +225,10 @@ struct TranscriptionService: Sendable {
         let job = try await job(for: caller, id: id)
         guard job.state == .succeeded, let transcript = try Self.transcript(job) else {
             throw PlatformError.conflict(
-                "task \(id) is \(try Self.wire(job).status.rawValue); only SUCCESS tasks can be exported")
+                "task \(id) is \(Self.status(job).rawValue); only SUCCESS tasks can be exported")
         }
-        let named = SpeakerNames.apply(try await speakerNames.names(taskID: id), to: transcript)
+        let names = try await metadata.read { db in try Library.record(ofJob: id, db)?.speakerNames } ?? [:]
+        let named = SpeakerNames.apply(names, to: transcript)
         let body = TranscriptFormatter(format: format, includeWords: false).string(for: named)
         return Response(
             status: .ok,
@@ -239,9 +252,8 @@ struct TranscriptionService: Sendable {
     // MARK: Helpers
 
     func job(for caller: Principal, id: String) async throws -> Job {
-        try caller.requirePartner("reading transcription tasks")
         guard Identifier.isValid(id, prefix: "task"), let job = try await queue.job(id, tenant: caller.partnerID),
-            job.kind == Self.kind
+            job.kind == TranscriptionJob.name
         else { throw Self.notFound(id) }
         return job
     }
@@ -288,10 +300,12 @@ struct TranscriptionService: Sendable {
         return try JSONDecoder().decode(Transcript.self, from: Data(result.utf8))
     }
 
-    /// The wire form of a transcription job.
-    static func wire(_ job: Job, segments includeSegments: Bool = true) throws -> TranscriptionTask {
+    /// The wire form of a transcription job (speakers shown with their record's `names`).
+    static func wire(
+        _ job: Job, recordID: String?, names: [String: String] = [:], segments includeSegments: Bool = true
+    ) throws -> TranscriptionTask {
         let payload = try payload(job)
-        let transcript = job.state == .succeeded ? try transcript(job) : nil
+        let transcript = try job.state == .succeeded ? transcript(job).map { SpeakerNames.apply(names, to: $0) } : nil
         let status = status(job)
         return TranscriptionTask(
             taskID: job.id, status: status, progress: status == .success ? 100 : Int((job.progress * 100).rounded()),
@@ -302,6 +316,7 @@ struct TranscriptionService: Sendable {
                     TranscriptSegment(speaker: $0.speaker, startMs: $0.startMs, endMs: $0.endMs, text: $0.text)
                 } : nil,
             error: status == .success ? nil : job.error, fileID: payload.fileID, userID: payload.userID,
+            recordID: recordID, warnings: transcript.flatMap { $0.warnings.isEmpty ? nil : $0.warnings },
             attempts: job.attempts, createdAtMs: job.createdAt, updatedAtMs: job.updatedAt,
             finishedAtMs: job.finishedAt)
     }

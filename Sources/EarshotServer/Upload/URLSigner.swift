@@ -15,8 +15,22 @@ struct URLSigner: Sendable {
     let keyring: Keyring
     var now: @Sendable () -> Date = Date.init
 
+    /// The path of `route` with `parameters`, and the query string (without `?`) authorising it for `lifetime`.
+    func sign(_ route: SignedRoute, _ parameters: [String: String], lifetime: Duration) async throws
+        -> (path: String, query: String)
+    {
+        let path = route.pattern.expand(parameters)
+        return (path, try await sign(method: route.method, path: path, lifetime: lifetime))
+    }
+
+    /// Throws 403 `FORBIDDEN` unless `query` carries a valid, unexpired signature for `route` with `parameters`.
+    func verify(_ route: SignedRoute, parameters: Parameters, query: QueryParameters) async throws {
+        let values = Dictionary(uniqueKeysWithValues: route.pattern.parameterNames.map { ($0, parameters[$0] ?? "") })
+        try await verify(method: route.method, path: route.pattern.expand(values), query: query)
+    }
+
     /// The query string (without `?`) authorising `method` on `path` for `lifetime`.
-    func sign(method: HTTPMethod, path: String, lifetime: Duration) async throws -> String {
+    private func sign(method: HTTPMethod, path: String, lifetime: Duration) async throws -> String {
         let key = try await keyring.current(.url)
         let expires = Int64(now().timeIntervalSince1970.rounded(.down)) + lifetime.components.seconds
         let mac = Self.mac(method: method, path: path, expires: expires, kid: key.kid, secret: key.secret)
@@ -24,7 +38,7 @@ struct URLSigner: Sendable {
     }
 
     /// Throws 403 `FORBIDDEN` unless `query` carries a valid, unexpired signature for `method` on `path`.
-    func verify(method: HTTPMethod, path: String, query: QueryParameters) async throws {
+    private func verify(method: HTTPMethod, path: String, query: QueryParameters) async throws {
         guard let expiresText = query["expires"], let kid = query["key"], let signature = query["signature"] else {
             throw PlatformError.forbidden(
                 "this URL is not signed (expires, key and signature are required); use the URL exactly as the API "

@@ -9,10 +9,12 @@ struct UploadRecord: Sendable, Decodable {
     let chunkSize: Int
     let partCount: Int
     let state: String
+    let originalName: String?
     let createdAt: Int64
 
     static let columns =
-        "id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, state, created_at"
+        "id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, state, original_name, "
+        + "created_at"
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -23,6 +25,7 @@ struct UploadRecord: Sendable, Decodable {
         case chunkSize = "chunk_size"
         case partCount = "part_count"
         case state
+        case originalName = "original_name"
         case createdAt = "created_at"
     }
 
@@ -54,7 +57,7 @@ struct PartRecord: Sendable, Decodable {
     var etag: String { "\"\(md5)\"" }
 }
 
-/// A row of `files`.
+/// A row of `files`: an assembled upload, or a file a request kept.
 struct FileRecord: Sendable, Decodable {
     let id: String
     let partnerID: String
@@ -62,11 +65,17 @@ struct FileRecord: Sendable, Decodable {
     let uploadID: String
     let size: Int
     let sha256: String
+    /// The declared type (lowercase extension: `wav`, `m4a`…); the pipeline decodes by it.
     let filetype: String
+    /// The media type (`audio/wav`…); nil only for rows older than its column.
+    let mediaType: String?
+    /// What the sender called the file, when it said.
+    let originalName: String?
     let blobKey: String
     let createdAt: Int64
 
-    static let columns = "id, partner_id, user_id, upload_id, size, sha256, filetype, blob_key, created_at"
+    static let columns =
+        "id, partner_id, user_id, upload_id, size, sha256, filetype, media_type, original_name, blob_key, created_at"
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -74,7 +83,12 @@ struct FileRecord: Sendable, Decodable {
         case userID = "user_id"
         case uploadID = "upload_id"
         case size, sha256, filetype
+        case mediaType = "media_type"
+        case originalName = "original_name"
         case blobKey = "blob_key"
         case createdAt = "created_at"
     }
+
+    /// How messages to the file's owner name it: its original name, or `<file id>.<type>`.
+    var displayName: String { originalName ?? "\(id).\(filetype)" }
 }

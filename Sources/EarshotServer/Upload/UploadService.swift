@@ -40,8 +40,10 @@ struct UploadService: Sendable {
 
     // MARK: Plan
 
-    func plan(for caller: Principal, filesize: Int, filetype rawType: String) async throws -> UploadPlan {
-        try caller.require(.filesWrite)
+    func plan(
+        for caller: Principal, filesize: Int, filetype rawType: String, filename: String? = nil
+    ) async throws -> UploadPlan {
+        let originalName = try Self.originalName(filename)
         let filetype =
             rawType.lowercased().hasPrefix(".") ? String(rawType.lowercased().dropFirst()) : rawType.lowercased()
         guard configuration.filetypes.contains(filetype) else {
@@ -62,13 +64,13 @@ struct UploadService: Sendable {
         let upload = UploadRecord(
             id: Identifier.make(prefix: "upl"), fileID: Identifier.make(prefix: "file"), partnerID: caller.partnerID,
             userID: caller.userID, filesize: filesize, filetype: filetype, chunkSize: chunk, partCount: partCount,
-            state: "open", createdAt: milliseconds(now()))
+            state: "open", originalName: originalName, createdAt: milliseconds(now()))
         try await metadata.write { db in
             try db.execute(
                 "INSERT INTO uploads (id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, "
-                    + "state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                    + "state, original_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)",
                 upload.id, upload.fileID, upload.partnerID, upload.userID, upload.filesize, upload.filetype,
-                upload.chunkSize, upload.partCount, upload.createdAt, upload.createdAt)
+                upload.chunkSize, upload.partCount, upload.originalName, upload.createdAt, upload.createdAt)
         }
         var parts: [UploadPlan.Part] = []
         parts.reserveCapacity(partCount)
@@ -129,7 +131,6 @@ struct UploadService: Sendable {
 
     /// What has arrived, with fresh URLs for the missing parts.
     func status(for caller: Principal, uploadID: String) async throws -> UploadStatus {
-        try caller.require(.filesWrite)
         let found = try await ownedUpload(uploadID, for: caller)
         let parts = try await storedParts(uploadID)
         let have = Set(parts.map(\.partNumber))
@@ -148,7 +149,6 @@ struct UploadService: Sendable {
 
     /// Discards an open upload and its parts.
     func abort(for caller: Principal, uploadID: String) async throws {
-        try caller.require(.filesWrite)
         _ = try await ownedUpload(uploadID, for: caller)
         try await locks.withLock(uploadID) {
             guard let current = try await upload(uploadID) else { return }
@@ -162,7 +162,6 @@ struct UploadService: Sendable {
     // MARK: Complete
 
     func complete(for caller: Principal, _ request: CompleteUploadRequest) async throws -> CompleteUploadResponse {
-        try caller.require(.filesWrite)
         let found = try await ownedUpload(request.uploadID, for: caller)
         guard request.fileID == found.fileID else {
             throw PlatformError.invalidArgument(
@@ -191,11 +190,8 @@ struct UploadService: Sendable {
                 partKeys, into: fileKey, options: .init(expectedSize: Int64(current.filesize)))
             let at = milliseconds(now())
             try await metadata.write { db in
-                try db.execute(
-                    "INSERT INTO files (id, partner_id, user_id, upload_id, size, sha256, filetype, blob_key, created_at) "
-                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    current.fileID, current.partnerID, current.userID, current.id, current.filesize, info.sha256.hex,
-                    current.filetype, fileKey.rawValue, at)
+                try Self.insertFile(
+                    db, id: current.fileID, upload: current, sha256: info.sha256.hex, blobKey: fileKey, at: at)
                 try db.execute("UPDATE uploads SET state = 'completed', updated_at = ? WHERE id = ?", at, current.id)
                 try db.execute("DELETE FROM upload_parts WHERE upload_id = ?", current.id)
             }
@@ -255,10 +251,10 @@ struct UploadService: Sendable {
     // MARK: Files
 
     func fileInfo(for caller: Principal, fileID: String) async throws -> FileInfo {
-        try caller.require(.filesWrite)
         let file = try await ownedFile(fileID, for: caller)
         return FileInfo(
             fileID: file.id, userID: file.userID, size: file.size, sha256: file.sha256, filetype: file.filetype,
+            mediaType: file.mediaType ?? FileTypes.contentType(for: file.filetype), filename: file.originalName,
             createdAtMs: file.createdAt, downloadURL: try await downloadURL(fileID: file.id))
     }
 
@@ -274,8 +270,89 @@ struct UploadService: Sendable {
             throw PlatformError.notFound("file \(fileID) is not stored locally")
         }
         return try Response.file(
-            path: local.path, contentType: FileTypes.contentType(for: file.filetype),
+            path: local.path, contentType: file.mediaType ?? FileTypes.contentType(for: file.filetype),
             headers: ["Content-Disposition": "attachment; filename=\"\(file.id).\(file.filetype)\""])
+    }
+
+    // MARK: Files for the rest of the server
+
+    /// The file `id` whatever its tenant (for jobs and the records library, which check tenancy themselves).
+    static func file(_ db: any SQLDatabase, id: String) throws -> FileRecord? {
+        try db.queryFirst("SELECT \(FileRecord.columns) FROM files WHERE id = ?", id).map { try $0.decode(FileRecord.self) }
+    }
+
+    /// ``file(_:id:)`` in its own read.
+    func file(_ id: String) async throws -> FileRecord? {
+        try await metadata.read { db in try Self.file(db, id: id) }
+    }
+
+    /// Deletes the rows of file `id` and of the upload that made it, inside the caller's transaction, and returns
+    /// the blob to delete once that transaction has committed (nil when there was no such file).
+    static func deleteFile(_ db: any SQLDatabase, id: String) throws -> BlobKey? {
+        let key = try db.scalar("SELECT blob_key FROM files WHERE id = ?", id, as: String.self)
+        try db.execute("DELETE FROM files WHERE id = ?", id)
+        try db.execute("DELETE FROM uploads WHERE file_id = ?", id)
+        return try key.map(BlobKey.init)
+    }
+
+    /// Keeps a file a request brought in one piece (the OpenAI-compatible endpoint with `store`): moves it into the
+    /// blob store and, inside the caller's transaction `write`, records it as a completed one-part upload.
+    ///
+    /// - Returns: what `write` returns. The blob is deleted again when `write` throws.
+    func keep<T: Sendable>(
+        movingFile path: URL, owner: (partnerID: String, userID: String?), filetype: String, originalName: String?,
+        then write: @escaping @Sendable (any SQLDatabase, FileRecord) throws -> T
+    ) async throws -> T {
+        let fileID = Identifier.make(prefix: "file")
+        let key = try BlobKey("files/\(fileID)")
+        let info = try await blobs.put(key, movingFile: path, options: .init())
+        let at = milliseconds(now())
+        let upload = UploadRecord(
+            id: Identifier.make(prefix: "upl"), fileID: fileID, partnerID: owner.partnerID, userID: owner.userID,
+            filesize: Int(info.size), filetype: filetype, chunkSize: max(Int(info.size), 1), partCount: 1,
+            state: "completed", originalName: try Self.originalName(originalName), createdAt: at)
+        do {
+            return try await metadata.write { db in
+                try db.execute(
+                    "INSERT INTO uploads (id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, "
+                        + "state, original_name, created_at, updated_at) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, 1, 'completed', ?, ?, ?)",
+                    upload.id, upload.fileID, upload.partnerID, upload.userID, upload.filesize, upload.filetype,
+                    upload.chunkSize, upload.originalName, at, at)
+                let file = try Self.insertFile(
+                    db, id: fileID, upload: upload, sha256: info.sha256.hex, blobKey: key, at: at)
+                return try write(db, file)
+            }
+        } catch {
+            try? await blobs.delete(key)
+            throw error
+        }
+    }
+
+    @discardableResult
+    private static func insertFile(
+        _ db: any SQLDatabase, id: String, upload: UploadRecord, sha256: String, blobKey: BlobKey, at: Int64
+    ) throws -> FileRecord {
+        try db.queryFirst(
+            "INSERT INTO files (id, partner_id, user_id, upload_id, size, sha256, filetype, media_type, original_name, "
+                + "blob_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING \(FileRecord.columns)",
+            id, upload.partnerID, upload.userID, upload.id, upload.filesize, sha256, upload.filetype,
+            FileTypes.contentType(for: upload.filetype), upload.originalName, blobKey.rawValue, at
+        )!.decode(FileRecord.self)
+    }
+
+    /// A file name as the sender gave it, reduced to its last path component; nil for none. At most 255
+    /// characters, no control characters.
+    static func originalName(_ name: String?) throws(PlatformError) -> String? {
+        guard let name else { return nil }
+        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init)?
+            .trimmingCharacters(in: .whitespaces) ?? ""
+        guard !base.isEmpty else { return nil }
+        guard base.count <= 255, !base.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .invalidArgument("filename must be at most 255 characters without control characters")
+        }
+        return base
     }
 
     // MARK: Garbage collection
@@ -315,15 +392,15 @@ struct UploadService: Sendable {
     // MARK: Helpers
 
     private func partURL(upload: String, part: Int) async throws -> String {
-        let path = "/open/partner/files/upload/parts/\(upload)/\(part)"
-        return links.url(
-            path, query: try await signer.sign(method: .put, path: path, lifetime: configuration.partURLTTL))
+        let (path, query) = try await signer.sign(
+            .uploadPart, ["upload_id": upload, "part_number": "\(part)"], lifetime: configuration.partURLTTL)
+        return links.url(path, query: query)
     }
 
     func downloadURL(fileID: String) async throws -> String {
-        let path = "/open/partner/files/\(fileID)/download"
-        return links.url(
-            path, query: try await signer.sign(method: .get, path: path, lifetime: configuration.downloadURLTTL))
+        let (path, query) = try await signer.sign(
+            .fileDownload, ["file_id": fileID], lifetime: configuration.downloadURLTTL)
+        return links.url(path, query: query)
     }
 
     /// The upload `id` regardless of tenant (for signed-URL requests and internal use).

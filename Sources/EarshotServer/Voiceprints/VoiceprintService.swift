@@ -7,7 +7,7 @@ import EarshotStore
 import Foundation
 
 /// Voiceprints: named speakers enrolled per (partner, user) from an uploaded recording, matched against the speakers
-/// of that user's later transcriptions (``TranscriptionWorkers``).
+/// of that user's later transcriptions (``TranscriptionJob``).
 ///
 /// A partner token manages any of its users' voiceprints (it names the user); a user token only its own, from its
 /// own files. Another tenant's voiceprint or file answers 404 exactly like a missing one.
@@ -29,20 +29,17 @@ struct VoiceprintService: Sendable {
         let userID = try owner(caller, requested: request.userID)
         let name = try Voiceprint.validName(request.name)
         let fileID = try await transcriptions.fileID(from: request.fileID)
-        let blobKey = try await metadata.read { db in
-            try db.queryFirst(
-                "SELECT blob_key, user_id FROM files WHERE id = ? AND partner_id = ?", fileID, caller.partnerID)
-        }
-        guard let blobKey, caller.userID == nil || (try? blobKey.decode("user_id", as: String?.self)) == caller.userID
-        else {
+        let file = try await metadata.read { db in try UploadService.file(db, id: fileID) }
+        guard let file, file.partnerID == caller.partnerID, caller.userID == nil || file.userID == caller.userID else {
             throw PlatformError.notFound(
                 "no file \(fileID); upload the sample first (complete-upload returns its FileId)")
         }
-        guard let path = try await blobs.localFile(for: try BlobKey(try blobKey.decode("blob_key", as: String.self)))
-        else { throw PlatformError.invalidArgument("file \(fileID) is not stored on a local file system") }
+        guard let path = try await blobs.localFile(for: try BlobKey(file.blobKey)) else {
+            throw PlatformError.invalidArgument("file \(fileID) is not stored on a local file system")
+        }
         var samples: [Float]
         do {
-            samples = try await engines.prepareAudio(path).samples
+            samples = try await engines.prepareAudio(path, type: file.filetype, displayName: file.displayName).samples
         } catch let error as AudioError {
             throw PlatformError.invalidArgument(
                 "file \(fileID) could not be decoded as audio (\(error.code)): upload WAV, MP3, M4A/AAC, FLAC, "

@@ -5,11 +5,13 @@ import EarshotStore
 import Foundation
 
 /// Task webhooks: the delivery rows written when a task becomes final, the per-partner signing secret,
-/// redelivery and the delivery log. ``WebhookDeliverer`` sends them.
+/// redelivery and the delivery log. Each delivery is sent by a ``WebhookJob`` with the delivery's id.
 struct Webhooks: Sendable {
     let metadata: any MetadataStore
     /// Deliveries are retried until this long after they are created.
     let retryPeriod: Duration
+    /// Wakes this process's webhook senders after a redelivery.
+    let signal: JobSignal
     var now: @Sendable () -> Int64 = JobQueue.wallClock
 
     /// The event name for a final job state.
@@ -28,22 +30,44 @@ struct Webhooks: Sendable {
         return encoder
     }()
 
-    /// Inserts a delivery for `job` if it has a callback URL. Runs inside the queue's final transition
-    /// (``JobQueue/onFinal``), so a task never becomes final without its webhook being recorded.
+    /// Inserts a delivery for `job` if it has a callback URL, and the ``WebhookJob`` that sends it. Runs inside
+    /// the queue's final transition (``JobKind/finished(_:_:)``), so a task never becomes final without its webhook
+    /// being recorded.
     @discardableResult
     func enqueue(_ db: any SQLDatabase, for job: Job) throws -> String? {
-        guard job.kind == TranscriptionService.kind, let payload = try? TranscriptionService.payload(job),
+        guard job.kind == TranscriptionJob.name, let payload = try? TranscriptionService.payload(job),
             let url = payload.callbackURL
         else { return nil }
         let id = Identifier.make(prefix: "whd")
-        let body = String(decoding: try Self.encoder.encode(try TranscriptionService.wire(job)), as: UTF8.self)
+        let record = try Library.record(ofJob: job.id, db)
+        let task = try TranscriptionService.wire(job, recordID: record?.id, names: record?.speakerNames ?? [:])
+        let body = String(decoding: try Self.encoder.encode(task), as: UTF8.self)
         let at = now()
-        _ = try db.execute(
-            "INSERT INTO webhook_deliveries (id, tenant, job_id, url, event, body, state, attempts, next_attempt_at, "
-                + "give_up_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)",
-            id, job.tenant, job.id, url, Self.event(for: job.state), body, at,
-            at + retryPeriod.components.seconds * 1000, at, at)
+        try db.execute(
+            "INSERT INTO webhook_deliveries (id, tenant, job_id, url, event, body, give_up_at, created_at, updated_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            id, job.tenant, job.id, url, Self.event(for: job.state), body, at + retryPeriod.milliseconds, at, at)
+        _ = try JobQueue.insert(
+            db, NewJob(id: id, tenant: job.tenant, kind: WebhookJob.name, payload: "{}", maxAttempts: 1_000_000),
+            at: at)
         return id
+    }
+
+    /// Deletes the deliveries of `jobIDs` (tasks being deleted) with their attempts, and returns the ids of the
+    /// ``WebhookJob``s that sent them, for the queue to delete too (the queue's ``JobQueue/onDelete``).
+    func forget(_ db: any SQLDatabase, jobIDs: [String]) throws -> [String] {
+        var senders: [String] = []
+        for jobID in jobIDs {
+            let deliveries = try db.query("SELECT id FROM webhook_deliveries WHERE job_id = ?", jobID).map {
+                try $0.decode("id", as: String.self)
+            }
+            for delivery in deliveries {
+                try db.execute("DELETE FROM webhook_attempts WHERE delivery_id = ?", delivery)
+                try db.execute("DELETE FROM webhook_deliveries WHERE id = ?", delivery)
+            }
+            senders += deliveries
+        }
+        return senders
     }
 
     /// Delivers the final-state event of `job` again, as a new delivery with a fresh retry period.
@@ -56,18 +80,21 @@ struct Webhooks: Sendable {
         }
         let webhooks = self
         let id = try await metadata.write { db in try webhooks.enqueue(db, for: job) ?? "" }
+        signal.notify(WebhookJob.name)
         guard let delivery = try await deliveries(of: job.id).first(where: { $0.deliveryID == id }) else {
             throw PlatformError.notFound("delivery \(id) vanished")
         }
         return delivery
     }
 
-    /// Every delivery of the task, oldest first, with its attempts.
+    /// Every delivery of the task, oldest first, with its attempts; state, attempts and next attempt come from
+    /// the delivery's job.
     func deliveries(of jobID: String) async throws -> [WebhookDelivery] {
         try await metadata.read { db in
             try db.query(
-                "SELECT id, url, event, state, attempts, next_attempt_at, created_at FROM webhook_deliveries "
-                    + "WHERE job_id = ? ORDER BY created_at, rowid", [.text(jobID)]
+                "SELECT d.id, d.url, d.event, d.created_at, j.state, j.attempts, j.run_after, j.updated_at "
+                    + "FROM webhook_deliveries d JOIN jobs j ON j.id = d.id WHERE d.job_id = ? "
+                    + "ORDER BY d.created_at, d.rowid", [.text(jobID)]
             ).map { row in
                 let id = try row.decode("id", as: String.self)
                 let attempts = try db.query(
@@ -81,13 +108,23 @@ struct Webhooks: Sendable {
                         error: try attempt.decode("error", as: String?.self),
                         durationMs: try attempt.decode("duration_ms", as: Int.self))
                 }
+                let state = Job.State(rawValue: try row.decode("state", as: String.self)) ?? .failed
                 return WebhookDelivery(
                     deliveryID: id, taskID: jobID, url: try row.decode("url", as: String.self),
-                    event: try row.decode("event", as: String.self), state: try row.decode("state", as: String.self),
+                    event: try row.decode("event", as: String.self), state: Self.deliveryState(state),
                     attempts: try row.decode("attempts", as: Int.self),
-                    nextAttemptAtMs: try row.decode("next_attempt_at", as: Int64.self),
+                    nextAttemptAtMs: try row.decode(state.isFinal ? "updated_at" : "run_after", as: Int64.self),
                     createdAtMs: try row.decode("created_at", as: Int64.self), attemptLog: attempts)
             }
+        }
+    }
+
+    /// `pending`, `delivered` or `failed`, from the state of the delivery's job.
+    static func deliveryState(_ state: Job.State) -> String {
+        switch state {
+        case .queued, .running: "pending"
+        case .succeeded: "delivered"
+        case .failed, .cancelled: "failed"
         }
     }
 

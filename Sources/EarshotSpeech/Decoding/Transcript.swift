@@ -78,23 +78,50 @@ public struct Transcript: Sendable, Hashable, Codable {
     public var speechMs: Int
     /// The segments, in time order.
     public var segments: [Segment]
+    /// What the user should know about how the audio was read (a WAV that was converted, a truncated file);
+    /// empty when there is nothing to say. Encoded only when not empty.
+    public var warnings: [String]
 
     /// Creates a transcript.
-    public init(language: String, languageProbability: Double?, durationMs: Int, speechMs: Int, segments: [Segment]) {
+    public init(
+        language: String, languageProbability: Double?, durationMs: Int, speechMs: Int, segments: [Segment],
+        warnings: [String] = []
+    ) {
         self.language = language
         self.languageProbability = languageProbability
         self.durationMs = durationMs
         self.speechMs = speechMs
         self.segments = segments
+        self.warnings = warnings
     }
 
     /// All segment texts joined by single spaces.
     public var text: String { segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ") }
 
     enum CodingKeys: String, CodingKey {
-        case language, segments
+        case language, segments, warnings
         case languageProbability = "language_probability"
         case durationMs = "duration_ms"
         case speechMs = "speech_ms"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        language = try container.decode(String.self, forKey: .language)
+        languageProbability = try container.decodeIfPresent(Double.self, forKey: .languageProbability)
+        durationMs = try container.decode(Int.self, forKey: .durationMs)
+        speechMs = try container.decode(Int.self, forKey: .speechMs)
+        segments = try container.decode([Segment].self, forKey: .segments)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(language, forKey: .language)
+        try container.encodeIfPresent(languageProbability, forKey: .languageProbability)
+        try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(speechMs, forKey: .speechMs)
+        try container.encode(segments, forKey: .segments)
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 }

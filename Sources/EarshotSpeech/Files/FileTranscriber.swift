@@ -106,25 +106,34 @@ public actor FileTranscriber {
 
     /// Decodes `file` to 16 kHz mono, applying the WAV tiers.
     ///
+    /// - Parameters:
+    ///   - type: the file's type (`wav`, `mp3`, `raw`…) when its name does not say it (a stored upload); nil to use
+    ///     the name's extension. A file whose header says RIFF/WAVE gets the WAV tiers whatever its name.
+    ///   - displayName: how messages name the file, and the input of the conversion command a refused WAV gets
+    ///     (the user's own file name when `file` is a server-side copy); nil for `file`'s path.
     /// - Throws: `AudioError` (unsupported, corrupted, truncated, empty files, refused WAVs with the conversion
     ///   command); `CancellationError`.
-    public nonisolated func prepareAudio(_ file: URL) async throws -> PreparedAudio {
+    public nonisolated func prepareAudio(_ file: URL, type: String? = nil, displayName: String? = nil) async throws
+        -> PreparedAudio
+    {
         var warnings: [String] = []
         let decoder: AudioDecoder
         let audioConfiguration = AudioDecoder.Configuration(allowTruncated: configuration.allowTruncatedAudio)
-        switch file.pathExtension.lowercased() {
-        case "raw", "pcm":
+        let kind = (type ?? file.pathExtension).lowercased()
+        if kind == "raw" || kind == "pcm" {
             decoder = try AudioDecoder(
                 rawPCM: file, sampleRate: AudioDecoder.sampleRate, channels: 1, format: .s16le,
                 configuration: audioConfiguration)
-        case "wav", "wave":
-            let inspection = try WAVInspector.inspect(file)
-            if case .refused(let reason, let command) = inspection.tier {
-                throw AudioError(.unsupportedFormat, "\(file.path): \(reason); convert it with: \(command)")
+        } else {
+            if kind == "wav" || kind == "wave" || WAVInspector.looksLikeWAV(file) {
+                let inspection = try WAVInspector.inspect(file)
+                if case .refused(let reason, let command) = inspection.tier {
+                    let shown = displayName.map { ConversionCommand.toCompliantWAV(input: $0) } ?? command
+                    throw AudioError(
+                        .unsupportedFormat, "\(displayName ?? file.path): \(reason); convert it with: \(shown)")
+                }
+                warnings += inspection.warnings
             }
-            warnings += inspection.warnings
-            decoder = try await AudioDecoder.open(contentsOf: file, configuration: audioConfiguration)
-        default:
             decoder = try await AudioDecoder.open(contentsOf: file, configuration: audioConfiguration)
         }
         let samples = try await decoder.decodeAll()

@@ -35,15 +35,15 @@ public protocol MetadataStore: Sendable {
     /// Checks that the database answers a trivial query (for readiness probes).
     func ping() async throws
 
-    /// Applies the migrations of `migrations` that this database lacks, in version order, each in its own
-    /// transaction, and returns the ones applied. Stores run this once when they open; calling it again is
-    /// harmless.
+    /// Applies what `schema` adds to this database: its components in order, each component's missing migrations
+    /// in version order, each in its own transaction; returns the migrations applied. Stores run this once when
+    /// they open; calling it again is harmless.
     ///
-    /// - Throws: ``StoreError`` `.schemaTooNew` when the database was migrated by a newer binary,
-    ///   `.migrationModified` when an applied migration was edited or removed, `.migrationFailed` (naming the
-    ///   migration, rolled back) when one fails.
+    /// - Throws: ``StoreError`` `.schemaTooNew` when the database was migrated by a newer binary (a component at a
+    ///   higher version, or one this binary does not know), `.migrationModified` when an applied migration was
+    ///   edited or removed, `.migrationFailed` (naming the component and migration, rolled back) when one fails.
     @discardableResult
-    func migrate(_ migrations: [Migration]) async throws -> [Migration]
+    func migrate(_ schema: [SchemaComponent]) async throws -> [Migration]
 
     /// Closes every connection after in-flight work finishes. Idempotent; later calls throw
     /// ``StoreError/Code-swift.struct/closed``.
@@ -51,14 +51,7 @@ public protocol MetadataStore: Sendable {
 }
 
 extension MetadataStore {
-    /// The highest migration version applied to this database (0 for a new database).
-    public func schemaVersion() async throws -> Int {
-        try await read { db in
-            try db.scalar("SELECT coalesce(max(version), 0) FROM schema_migrations", as: Int.self) ?? 0
-        }
-    }
-
-    /// The migrations recorded as applied, oldest first.
+    /// The migrations recorded as applied, by component and version.
     public func appliedMigrations() async throws -> [AppliedMigration] {
         try await read { db in try Migrator.applied(in: db) }
     }

@@ -62,8 +62,15 @@ public struct Job: Sendable, Hashable, Decodable {
         case finishedAt = "finished_at"
     }
 
+    /// The column list a ``Job`` decodes from, qualified by `table` (an alias in a join) when given, for code that
+    /// joins its own table to `jobs`.
+    public static func columns(of table: String) -> String {
+        columns.split(separator: ",").map { "\(table)." + $0.trimmingCharacters(in: .whitespaces) }.joined(
+            separator: ", ")
+    }
+
     /// The column list, in `CodingKeys` order, for `SELECT`/`RETURNING`.
-    static let columns =
+    public static let columns =
         "id, tenant, subject, kind, payload, state, stage, progress, attempts, max_attempts, run_after, lease_owner, "
         + "lease_expires_at, heartbeat_at, idempotency_key, request_hash, result, error, created_at, updated_at, "
         + "started_at, finished_at"
@@ -79,11 +86,14 @@ public struct NewJob: Sendable, Hashable {
     public var maxAttempts: Int
     public var idempotencyKey: String?
     public var requestHash: String?
+    /// Not claimed before this time (Unix milliseconds); nil for now.
+    public var runAfter: Int64?
 
     public init(
         id: String, tenant: String, subject: String? = nil, kind: String, payload: String, maxAttempts: Int = 3,
-        idempotencyKey: String? = nil, requestHash: String? = nil
+        idempotencyKey: String? = nil, requestHash: String? = nil, runAfter: Int64? = nil
     ) {
+        self.runAfter = runAfter
         self.id = id
         self.tenant = tenant
         self.subject = subject

@@ -20,24 +20,40 @@ public struct JobQueue: Sendable {
         case permanent(reason: String)
 
         /// Retry with exponential backoff: `base · 2^(attempt − 1)` after the `attempt`-th attempt (the doubling
-        /// stops at 2^10), so every kind of worker backs off the same way.
-        public static func retry(reason: String, attempt: Int, base: Duration) -> Failure {
-            .retry(reason: reason, delay: base * (1 << min(max(attempt - 1, 0), 10)))
+        /// stops at 2^10), at most `maximum`, so every kind of job backs off the same way.
+        public static func retry(reason: String, attempt: Int, base: Duration, maximum: Duration? = nil) -> Failure {
+            .retry(reason: reason, delay: backoff(attempt: attempt, base: base, maximum: maximum))
+        }
+
+        /// The delay after the `attempt`-th failed attempt: `base · 2^(attempt − 1)`, doubling up to 2^10, capped
+        /// at `maximum`.
+        public static func backoff(attempt: Int, base: Duration, maximum: Duration? = nil) -> Duration {
+            let delay = base * (1 << min(max(attempt - 1, 0), 10))
+            return maximum.map { min(delay, $0) } ?? delay
         }
     }
 
     public let metadata: any MetadataStore
     /// Called in the transaction that makes a job final.
     public var onFinal: @Sendable (any SQLDatabase, Job) throws -> Void
+    /// Called in the transaction that deletes jobs, before their rows go, so the owners of rows that refer to
+    /// them (webhook deliveries…) delete those first; returns the ids of further jobs that existed only for these
+    /// (the jobs sending those deliveries), which are deleted the same way.
+    public var onDelete: @Sendable (any SQLDatabase, [String]) throws -> [String]
+    /// Wakes this process's workers when a job is added here.
+    public let signal: JobSignal
     /// The clock (Unix milliseconds); injectable for tests.
     public var now: @Sendable () -> Int64
 
     public init(
         metadata: any MetadataStore, onFinal: @escaping @Sendable (any SQLDatabase, Job) throws -> Void = { _, _ in },
-        now: @escaping @Sendable () -> Int64 = JobQueue.wallClock
+        onDelete: @escaping @Sendable (any SQLDatabase, [String]) throws -> [String] = { _, _ in [] },
+        signal: JobSignal = JobSignal(), now: @escaping @Sendable () -> Int64 = JobQueue.wallClock
     ) {
         self.metadata = metadata
         self.onFinal = onFinal
+        self.onDelete = onDelete
+        self.signal = signal
         self.now = now
     }
 
@@ -51,29 +67,68 @@ public struct JobQueue: Sendable {
     /// - Returns: the job and whether it was created now.
     /// - Throws: ``StoreError`` `.conflict` when the key was used for a different request (another hash).
     public func enqueue(_ new: NewJob) async throws -> (job: Job, created: Bool) {
-        let at = now()
-        return try await metadata.write { db in
-            if let key = new.idempotencyKey,
-                let existing = try db.queryFirst(
-                    "SELECT \(Job.columns) FROM jobs WHERE tenant = ? AND kind = ? AND idempotency_key = ?", new.tenant,
-                    new.kind, key
-                ).map({ try $0.decode(Job.self) })
-            {
-                guard existing.requestHash == new.requestHash else {
-                    throw StoreError(
-                        .conflict,
-                        "Idempotency-Key \"\(key)\" was already used for a different request (job \(existing.id)); "
-                            + "send a new key for a new request")
-                }
-                return (existing, false)
+        let queue = self
+        let added = try await metadata.write { db in try queue.insert(db, new) }
+        if added.created { signal.notify(new.kind) }
+        return added
+    }
+
+    /// ``enqueue(_:)`` inside the caller's write transaction, so the job commits (or not) with the caller's rows.
+    /// Call ``JobSignal/notify(_:)`` on ``signal`` after the transaction commits to wake this process's workers.
+    public func insert(_ db: any SQLDatabase, _ new: NewJob) throws -> (job: Job, created: Bool) {
+        try Self.insert(db, new, at: now())
+    }
+
+    /// ``insert(_:_:)`` with the time given: for code that adds jobs inside a transaction without a queue value
+    /// (a job kind's final-state hook adding a follow-up job).
+    public static func insert(_ db: any SQLDatabase, _ new: NewJob, at: Int64) throws -> (job: Job, created: Bool) {
+        if let key = new.idempotencyKey,
+            let existing = try db.queryFirst(
+                "SELECT \(Job.columns) FROM jobs WHERE tenant = ? AND kind = ? AND idempotency_key = ?", new.tenant,
+                new.kind, key
+            ).map({ try $0.decode(Job.self) })
+        {
+            guard existing.requestHash == new.requestHash else {
+                throw StoreError(
+                    .conflict,
+                    "Idempotency-Key \"\(key)\" was already used for a different request (job \(existing.id)); "
+                        + "send a new key for a new request")
             }
-            let row = try db.queryFirst(
-                "INSERT INTO jobs (id, tenant, subject, kind, payload, state, progress, attempts, max_attempts, "
-                    + "run_after, idempotency_key, request_hash, created_at, updated_at) "
-                    + "VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
-                new.id, new.tenant, new.subject, new.kind, new.payload, new.maxAttempts, at, new.idempotencyKey,
-                new.requestHash, at, at)
-            return (try row!.decode(Job.self), true)
+            return (existing, false)
+        }
+        let row = try db.queryFirst(
+            "INSERT INTO jobs (id, tenant, subject, kind, payload, state, progress, attempts, max_attempts, "
+                + "run_after, idempotency_key, request_hash, created_at, updated_at) "
+                + "VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
+            new.id, new.tenant, new.subject, new.kind, new.payload, new.maxAttempts, max(new.runAfter ?? at, at),
+            new.idempotencyKey, new.requestHash, at, at)
+        return (try row!.decode(Job.self), true)
+    }
+
+    /// Records a job that already ran to success outside the queue (a synchronous request that kept its
+    /// result), inside the caller's transaction, so its history reads like any other job's. ``onFinal`` runs.
+    @discardableResult
+    public func insertSucceeded(_ db: any SQLDatabase, _ new: NewJob, result: String, startedAt: Int64) throws -> Job {
+        let at = now()
+        let row = try db.queryFirst(
+            "INSERT INTO jobs (id, tenant, subject, kind, payload, state, progress, attempts, max_attempts, "
+                + "run_after, idempotency_key, request_hash, result, created_at, updated_at, started_at, finished_at) "
+                + "VALUES (?, ?, ?, ?, ?, 'succeeded', 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
+            new.id, new.tenant, new.subject, new.kind, new.payload, new.maxAttempts, startedAt, new.idempotencyKey,
+            new.requestHash, result, startedAt, at, startedAt, at)
+        let job = try row!.decode(Job.self)
+        try onFinal(db, job)
+        return job
+    }
+
+    /// Deletes jobs (any state) inside the caller's transaction, after ``onDelete`` removed what refers to them.
+    /// A worker running one of them loses its lease and stops at its next heartbeat.
+    public func delete(_ db: any SQLDatabase, ids: [String]) throws {
+        var pending = ids
+        while !pending.isEmpty {
+            let dependents = try onDelete(db, pending)
+            for id in pending { try db.execute("DELETE FROM jobs WHERE id = ?", id) }
+            pending = dependents
         }
     }
 
@@ -109,9 +164,10 @@ public struct JobQueue: Sendable {
         }
     }
 
-    /// Finishes a job successfully with `result`. Returns false (and changes nothing) if `owner` lost the lease.
+    /// Finishes a job successfully with `result`. Returns the finished job, or nil (and changes nothing) if `owner`
+    /// lost the lease.
     @discardableResult
-    public func complete(_ id: String, owner: String, result: String) async throws -> Bool {
+    public func complete(_ id: String, owner: String, result: String) async throws -> Job? {
         let at = now()
         let onFinal = self.onFinal
         return try await metadata.write { db in
@@ -122,9 +178,9 @@ public struct JobQueue: Sendable {
                         + "WHERE id = ? AND lease_owner = ? AND state = 'running' RETURNING \(Job.columns)",
                     result, at, at, id, owner
                 ).map({ try $0.decode(Job.self) })
-            else { return false }
+            else { return nil }
             try onFinal(db, job)
-            return true
+            return job
         }
     }
 

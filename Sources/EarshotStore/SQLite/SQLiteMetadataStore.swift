@@ -36,13 +36,14 @@ public final class SQLiteMetadataStore: MetadataStore {
         public var readerCount: Int = 4
         /// Prepared statements kept per connection.
         public var statementCacheCapacity: Int = 64
-        /// The migrations applied at open, oldest first.
-        public var migrations: [Migration] = StoreSchema.migrations
+        /// The schema applied at open: components in dependency order (the server passes its own list).
+        public var schema: [SchemaComponent] = StoreSchema.components
         /// Where open/migration events are logged.
         public var logger = Logger(label: "store")
 
-        public init(location: Location) {
+        public init(location: Location, schema: [SchemaComponent] = StoreSchema.components) {
             self.location = location
+            self.schema = schema
         }
     }
 
@@ -68,13 +69,12 @@ public final class SQLiteMetadataStore: MetadataStore {
         self.writer = writer
         self.readers = readers
         do {
-            let applied = try await migrate(configuration.migrations)
-            let version = try await schemaVersion()
+            let applied = try await migrate(configuration.schema)
             configuration.logger.info(
                 "metadata store open",
                 metadata: [
                     "backend": "sqlite", "sqlite": String(cString: sqlite3_libversion()), "path": location.path,
-                    "schema_version": "\(version)", "migrations_applied": "\(applied.count)",
+                    "schema_components": "\(configuration.schema.count)", "migrations_applied": "\(applied.count)",
                 ])
         } catch {
             await close()

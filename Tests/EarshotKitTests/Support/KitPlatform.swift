@@ -82,7 +82,9 @@ struct KitPlatform: Sendable {
     /// A user token signed with the server's real key that expired an hour ago.
     func expiredUserToken(_ userID: String, partner: PartnerCredentials) async throws -> String {
         let store = try await SQLiteMetadataStore(
-            configuration: .init(location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath))))
+            configuration: .init(
+                location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath)),
+                schema: ServerSchema.components))
         let key: Keyring.Key
         do {
             key = try await Keyring(metadata: store, configuration: .init()).current(.token)

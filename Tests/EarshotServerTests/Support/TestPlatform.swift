@@ -90,7 +90,9 @@ struct TestPlatform: Sendable {
     /// Reads the signing keys straight from the database (to forge tokens and URLs in tests).
     func signingKey(_ purpose: Keyring.Purpose) async throws -> Keyring.Key {
         let store = try await SQLiteMetadataStore(
-            configuration: .init(location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath))))
+            configuration: .init(
+                location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath)),
+                schema: ServerSchema.components))
         do {
             let key = try await Keyring(metadata: store, configuration: .init()).current(purpose)
             await store.close()

@@ -1,0 +1,17 @@
+public import EarshotStore
+
+/// The server's database schema: every feature's tables, listed in dependency order (a component may refer to the
+/// tables of those before it). Each feature declares its component next to its code; add a new feature's here.
+public enum ServerSchema {
+    public static let components: [SchemaComponent] = [
+        StoreSchema.settings,
+        PartnerDirectory.schema,
+        Keyring.schema,
+        UploadService.schema,
+        JobQueue.schema,
+        RecordsService.schema,
+        TranscriptionService.schema,
+        Webhooks.schema,
+        VoiceprintService.schema,
+    ]
+}

@@ -1,0 +1,92 @@
+import EarshotAPI
+import EarshotHTTP
+
+/// Who may call a route: declared where the route is registered and checked before its handler runs.
+enum Access: Sendable {
+    /// A partner token.
+    case partner
+    /// A partner token, or a user token carrying `scope`; the handler limits what it reads and writes to the
+    /// caller (a user token sees only its own user's data).
+    case partnerOrUser(Scope)
+}
+
+/// A handler of an authenticated route: the request, its context and the verified caller.
+typealias AuthenticatedHandler = @Sendable (Request, RequestContext, Principal) async throws -> Response
+
+/// The platform API's routes. Each declares its credential — a token (``Access``), a signed URL
+/// (``SignedRoute``), or none — and an authenticated handler receives the caller, so no handler authenticates by
+/// convention.
+struct APIRoutes: Sendable {
+    let builder: RouteGroup
+    let tokens: TokenService
+    let signer: URLSigner
+
+    /// Registers `handler` for `method` on `path`, reached only by callers `access` admits (401 without a valid
+    /// token, 403 `FORBIDDEN` for a token that may not).
+    func on(
+        _ method: HTTPMethod, _ path: String, _ access: Access, body: BodyMode = .buffered(),
+        use handler: @escaping AuthenticatedHandler
+    ) {
+        builder.on(method, path, body: body) { [tokens] request, context in
+            let caller = try await tokens.authenticate(request)
+            switch access {
+            case .partner:
+                try caller.requirePartner()
+            case .partnerOrUser(let scope):
+                try caller.require(scope)
+            }
+            return try await handler(request, context, caller)
+        }
+    }
+
+    func get(_ path: String, _ access: Access, use handler: @escaping AuthenticatedHandler) {
+        on(.get, path, access, use: handler)
+    }
+    func post(
+        _ path: String, _ access: Access, body: BodyMode = .buffered(), use handler: @escaping AuthenticatedHandler
+    ) {
+        on(.post, path, access, body: body, use: handler)
+    }
+    func put(_ path: String, _ access: Access, use handler: @escaping AuthenticatedHandler) {
+        on(.put, path, access, use: handler)
+    }
+    func patch(_ path: String, _ access: Access, use handler: @escaping AuthenticatedHandler) {
+        on(.patch, path, access, use: handler)
+    }
+    func delete(_ path: String, _ access: Access, use handler: @escaping AuthenticatedHandler) {
+        on(.delete, path, access, use: handler)
+    }
+
+    /// Registers a route whose URL is its own credential: the request must carry a valid, unexpired signature
+    /// made by ``URLSigner/sign(_:_:lifetime:)`` for the same route and parameters (403 `FORBIDDEN` otherwise).
+    func signed(
+        _ route: SignedRoute, body: BodyMode = .buffered(), use handler: @escaping Handler
+    ) {
+        builder.on(route.method, route.pattern.description, body: body) { [signer] request, context in
+            try await signer.verify(route, parameters: context.parameters, query: request.query)
+            return try await handler(request, context)
+        }
+    }
+
+    /// Registers a route that needs no credential (it authenticates by its body, like the token endpoint).
+    func open(_ method: HTTPMethod, _ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
+        builder.on(method, path, body: body, use: handler)
+    }
+}
+
+/// A route whose URL is its credential (presigned part uploads, downloads): one method on one path template, the
+/// only spelling of that path — signed URLs are built from it and verified against it.
+struct SignedRoute: Sendable {
+    let method: HTTPMethod
+    let pattern: PathPattern
+
+    init(_ method: HTTPMethod, _ template: String) {
+        self.method = method
+        self.pattern = PathPattern(template)
+    }
+
+    /// `PUT` one part's bytes.
+    static let uploadPart = SignedRoute(.put, APIPath.uploadPart)
+    /// `GET` a file's bytes (with `Range`).
+    static let fileDownload = SignedRoute(.get, APIPath.fileDownload)
+}

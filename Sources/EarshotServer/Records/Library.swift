@@ -1,0 +1,123 @@
+import EarshotAudio
+import EarshotCore
+import EarshotSpeech
+import EarshotStore
+import Foundation
+
+/// The records library at the level of rows: the one place every door that brings audio in makes its record —
+/// a record created through the API, a transcription task on an uploaded file (seed 001), a kept
+/// OpenAI-compatible request, and later device syncs and live sessions — and the one place a record is deleted
+/// with everything that belongs to it. Every function runs inside the caller's transaction; callers check who
+/// may do what (see ``RecordsService``). The data model is docs/decisions/0005-one-library.md.
+enum Library {
+    /// A record about to be made from a stored file.
+    struct NewRecord: Sendable {
+        var partnerID: String
+        /// The owning user; nil for a partner-owned record.
+        var userID: String?
+        var file: FileRecord
+        /// nil for the file's original name (without its extension), or "Recording <date time>".
+        var title: String?
+        var tags: [String] = []
+        /// When it was recorded (Unix ms); nil for when the file was stored.
+        var recordTime: Int64?
+        var language: String?
+        var source = "import"
+        /// 0 until measured (a transcription job measures the audio it decodes).
+        var durationMs = 0
+        var envelope: [UInt8]?
+    }
+
+    /// Inserts a record with its search rows and returns it.
+    @discardableResult
+    static func insert(_ db: any SQLDatabase, _ new: NewRecord, at: Int64) throws -> RecordRow {
+        let recordTime = new.recordTime ?? new.file.createdAt
+        let title = new.title ?? defaultTitle(file: new.file, recordTime: recordTime)
+        let row = try db.query(
+            "INSERT INTO records (id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, language, "
+                + "source, envelope, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                + "RETURNING \(RecordRow.columns)",
+            [
+                .text(Identifier.make(prefix: "rec")), .text(new.partnerID), new.userID.sqlValue, .text(new.file.id),
+                .text(title), .text(try RecordsService.json(new.tags)), .integer(recordTime),
+                .integer(Int64(new.durationMs)), new.language.sqlValue, .text(new.source),
+                new.envelope.map { .blob($0) } ?? .null, .integer(at), .integer(at),
+            ]
+        ).first!.decode(RecordRow.self)
+        try RecordSearch.index(db, recordID: row.id, title: title, tags: new.tags, sentences: [])
+        return row
+    }
+
+    /// The record whose audio is `fileID`, if the file has one.
+    static func record(ofFile fileID: String, _ db: any SQLDatabase) throws -> RecordRow? {
+        try db.queryFirst("SELECT \(RecordRow.columns) FROM records WHERE file_id = ?", fileID)
+            .map { try $0.decode(RecordRow.self) }
+    }
+
+    /// The record `jobID` is a job of, if any.
+    static func record(ofJob jobID: String, _ db: any SQLDatabase) throws -> RecordRow? {
+        try db.queryFirst(
+            "SELECT \(RecordRow.columns) FROM records WHERE id = (SELECT record_id FROM record_tasks WHERE job_id = ?)",
+            jobID
+        ).map { try $0.decode(RecordRow.self) }
+    }
+
+    /// The record of each of `jobIDs` that has one: job id → record id.
+    static func records(ofJobs jobIDs: [String], _ db: any SQLDatabase) throws -> [String: String] {
+        var records: [String: String] = [:]
+        for id in jobIDs {
+            if let record = try db.scalar("SELECT record_id FROM record_tasks WHERE job_id = ?", id, as: String.self) {
+                records[id] = record
+            }
+        }
+        return records
+    }
+
+    /// Stores the speaker names of `recordID` (see ``SpeakerNames``).
+    static func setSpeakerNames(_ db: any SQLDatabase, recordID: String, _ names: [String: String]) throws {
+        try db.execute(
+            "UPDATE records SET speaker_names = ?, updated_at = ? WHERE id = ?", try RecordsService.json(names),
+            JobQueue.wallClock(), recordID)
+    }
+
+    /// Sets the duration and amplitude envelope of `recordID` from its decoded audio, unless it has them already.
+    static func measure(_ db: any SQLDatabase, recordID: String, samples: [Float], at: Int64) throws {
+        var builder = EnvelopeBuilder()
+        builder.append(samples)
+        try db.execute(
+            "UPDATE records SET duration_ms = ?, envelope = ?, updated_at = ? WHERE id = ? AND envelope IS NULL",
+            [
+                .integer(Int64(samples.count * 1000 / AudioDecoder.sampleRate)), .blob(builder.finish().encoded()),
+                .integer(at), .text(recordID),
+            ])
+    }
+
+    /// Deletes `record` and every copy of its content: its jobs (running ones lose their lease; what refers to
+    /// them, such as webhook deliveries, goes with them), its search rows, and its file's rows. Returns the jobs
+    /// deleted (to stop those running here) and the blob to delete once the transaction has committed.
+    static func delete(
+        _ db: any SQLDatabase, _ record: RecordRow, queue: JobQueue
+    ) throws -> (jobs: [String], blob: BlobKey?) {
+        let jobs = try db.query("SELECT job_id FROM record_tasks WHERE record_id = ?", record.id).map {
+            try $0.decode("job_id", as: String.self)
+        }
+        try db.execute("DELETE FROM record_tasks WHERE record_id = ?", record.id)
+        try queue.delete(db, ids: jobs)
+        try RecordSearch.remove(db, recordID: record.id)
+        try db.execute("DELETE FROM records WHERE id = ?", record.id)
+        return (jobs, try UploadService.deleteFile(db, id: record.fileID))
+    }
+
+    /// The file's original name without its extension, or `Recording 2026-12-01 08:30` (UTC) for `recordTime`.
+    static func defaultTitle(file: FileRecord?, recordTime: Int64) -> String {
+        if let name = file?.originalName {
+            let stem = (name as NSString).deletingPathExtension.trimmingCharacters(in: .whitespaces)
+            if !stem.isEmpty { return String(stem.prefix(RecordsService.maxTitleLength)) }
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return "Recording " + formatter.string(from: Date(timeIntervalSince1970: Double(recordTime) / 1000))
+    }
+}

@@ -1,0 +1,33 @@
+-- The durable job queue (see JobQueue). A worker claims a 'queued' job whose run_after has passed by
+-- taking a lease (lease_owner, lease_expires_at) and extends it with heartbeats; an expired lease
+-- puts the job back to 'queued' (or 'failed' once attempts reach max_attempts). Every transition is
+-- conditional on the lease, so a job finishes exactly once. Times are Unix milliseconds.
+CREATE TABLE jobs (
+    id               TEXT PRIMARY KEY,
+    tenant           TEXT NOT NULL,
+    subject          TEXT,
+    kind             TEXT NOT NULL,
+    payload          TEXT NOT NULL,
+    state            TEXT NOT NULL
+                     CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+    stage            TEXT,
+    progress         REAL NOT NULL DEFAULT 0,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    max_attempts     INTEGER NOT NULL CHECK (max_attempts > 0),
+    run_after        INTEGER NOT NULL,
+    lease_owner      TEXT,
+    lease_expires_at INTEGER,
+    heartbeat_at     INTEGER,
+    idempotency_key  TEXT,
+    request_hash     TEXT,
+    result           TEXT,
+    error            TEXT,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    started_at       INTEGER,
+    finished_at      INTEGER,
+    UNIQUE (tenant, kind, idempotency_key)
+);
+CREATE INDEX jobs_due ON jobs (kind, state, run_after);
+CREATE INDEX jobs_lease ON jobs (state, lease_expires_at);
+CREATE INDEX jobs_tenant ON jobs (tenant, kind, created_at, id);
