@@ -114,6 +114,7 @@ targets += [
             "EarshotModels", "EarshotSpeech", "EarshotNotes",
             "EarshotDiarization",
         ],
+        resources: [.embedInCode("OpenAPI/openapi.json")],  // a symlink to docs/openapi.json
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotServerTests",
