@@ -67,7 +67,9 @@ targets += [
 
 // MARK: - Eval
 targets += [
-    .target(name: "EarshotEval", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
+    .target(
+        name: "EarshotEval", dependencies: ["EarshotCore"],
+        resources: [.embedInCode("Normalization/american-spellings.txt")], swiftSettings: swiftSettings),
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
 ]
 
