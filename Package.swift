@@ -216,7 +216,7 @@ targets += [
 
 let package = Package(
     name: "Earshot",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: products,
     targets: targets,
     swiftLanguageModes: [.v6]
