@@ -67,7 +67,9 @@ targets += [
 
 // MARK: - Eval
 targets += [
-    .target(name: "EarshotEval", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
+    .target(
+        name: "EarshotEval", dependencies: ["EarshotCore"],
+        resources: [.embedInCode("Normalization/american-spellings.txt")], swiftSettings: swiftSettings),
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
 ]
 
@@ -114,6 +116,7 @@ targets += [
             "EarshotModels", "EarshotSpeech", "EarshotNotes",
             "EarshotDiarization",
         ],
+        resources: [.embedInCode("OpenAPI/openapi.json")],  // a symlink to docs/openapi.json
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotServerTests",
@@ -213,7 +216,7 @@ targets += [
 
 let package = Package(
     name: "Earshot",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: products,
     targets: targets,
     swiftLanguageModes: [.v6]

@@ -34,7 +34,7 @@ struct BackendClient: Sendable {
     ///
     /// - Throws: `EarshotError` `.taskFailed` / `.taskRevoked`, or `.unavailable` after `policy.timeout`.
     func waitForTranscript(
-        _ id: String, policy: PollPolicy = PollPolicy(initialInterval: .milliseconds(500), timeout: .seconds(900))
+        _ id: String, policy: PollPolicy = PollPolicy(initialInterval: 0.5, timeout: 900)
     ) async throws -> [TranscriptSegment] {
         struct Transcript: Decodable {
             var status: TaskStatus

@@ -209,16 +209,23 @@ import Testing
     }
 
     @Test func pollIntervalsGrowToTheMaximum() {
-        let policy = PollPolicy(initialInterval: .seconds(1), maximumInterval: .seconds(5), multiplier: 2)
+        let policy = PollPolicy(initialInterval: 1, maximumInterval: 5, multiplier: 2)
+        #expect((1...5).map(policy.interval(afterPoll:)) == [1, 2, 4, 5, 5])
+        let retry = RetryPolicy(initialDelay: 0.125, maximumDelay: 1, multiplier: 3)
+        #expect((1...4).map(retry.delay(afterAttempt:)) == [0.125, 0.375, 1, 1])
+    }
+
+    /// Code written against the `Duration` spelling (iOS 16+ / macOS 13+, Linux) still compiles and means the same.
+    @Test func durationSpellingsMatchTheSecondsOnes() {
         #expect(
-            (1...5).map(policy.interval(afterPoll:)) == [
-                .seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5),
-            ])
-        let retry = RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1), multiplier: 3)
+            PollPolicy(initialInterval: .milliseconds(500), timeout: .seconds(900))
+                == PollPolicy(initialInterval: 0.5, timeout: 900))
+        #expect(PollPolicy() == PollPolicy(initialInterval: .seconds(1), maximumInterval: .seconds(10)))
         #expect(
-            (1...4).map(retry.delay(afterAttempt:)) == [
-                .milliseconds(100), .milliseconds(300), .milliseconds(900), .seconds(1),
-            ])
+            RetryPolicy(maxAttempts: 4, initialDelay: .milliseconds(250), maximumDelay: .seconds(8))
+                == RetryPolicy(maxAttempts: 4))
+        #expect(WebhookVerifier(secret: "s", tolerance: .seconds(90)).tolerance == 90)
+        #expect(WebhookVerifier(secret: "s").tolerance == 300)
     }
 
     @Test func exportAndTheOpenAICompatibleCall() async throws {

@@ -1,6 +1,5 @@
 import EarshotAPI
 public import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -22,7 +21,7 @@ public final class Upload: Sendable {
     private let continuation: AsyncStream<UploadProgress>.Continuation
     private let uploader: FileUploader
     private let stateDirectory: URL
-    private let started = Mutex(false)
+    private let started = Locked(false)
 
     init(uploader: FileUploader, fileURL: URL, filetype: String, stateDirectory: URL) {
         self.uploader = uploader

@@ -18,12 +18,21 @@ public import Foundation
 public struct WebhookVerifier: Sendable {
     /// The partner's webhook secret (`whsec_…`).
     public var secret: String
-    /// How far the signature's timestamp may be from this machine's clock (default 5 minutes).
-    public var tolerance: Duration
+    /// How far, in seconds, the signature's timestamp may be from this machine's clock (default 5 minutes).
+    public var tolerance: TimeInterval
 
-    public init(secret: String, tolerance: Duration = .seconds(300)) {
+    /// - Parameters:
+    ///   - secret: the partner's webhook secret (`whsec_…`).
+    ///   - tolerance: seconds the signature's timestamp may be off this machine's clock.
+    public init(secret: String, tolerance: TimeInterval = 300) {
         self.secret = secret
         self.tolerance = tolerance
+    }
+
+    /// The same verifier with the tolerance given as a `Duration` (`.seconds(300)`); stored in seconds.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public init(secret: String, tolerance: Duration) {
+        self.init(secret: secret, tolerance: tolerance.timeInterval)
     }
 
     /// Verifies `signature` (the `Earshot-Signature` header, nil when absent) against the raw `body`.
@@ -49,11 +58,10 @@ public struct WebhookVerifier: Sendable {
                 .unauthorized, "\(WebhookSignature.header) is not of the form t=<unix seconds>,v1=<hex HMAC>")
         }
         let skew = abs(now.timeIntervalSince1970 - Double(timestamp))
-        let limit = Double(tolerance.components.seconds)
-        guard skew <= limit else {
+        guard skew <= tolerance else {
             throw EarshotError(
                 .unauthorized,
-                "the webhook was signed \(Int(skew)) s from this machine's clock (tolerance \(Int(limit)) s): "
+                "the webhook was signed \(Int(skew)) s from this machine's clock (tolerance \(Int(tolerance)) s): "
                     + "a replay, or a clock that is off")
         }
         let expected = Array(sign(body: body, timestamp: timestamp).utf8.dropFirst("t=\(timestamp),v1=".count))

@@ -15,7 +15,7 @@ struct OpenAPIRoutes: Sendable {
 
     /// The document as served: the stored JSON with this deployment's server URL and prefix.
     func served() throws -> [UInt8] {
-        guard var document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any],
+        guard var document = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.bytes)) as? [String: Any],
             let paths = document["paths"] as? [String: Any]
         else { throw PlatformError.invalidArgument("the embedded OpenAPI document is not a JSON object") }
         document["servers"] = [["url": links.url("", query: "").dropLast(links.prefix.count).description]]
