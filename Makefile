@@ -42,9 +42,11 @@ run: release
 # a 2-core machine; everything else runs after them in parallel.
 TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests
 
-## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS).
+## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS;
+## check-docs: docs/architecture.md's module graph and tables and README's module table agree with Package.swift).
 test: setup
 	scripts/lint-kit
+	scripts/check-docs
 	swift build --build-tests $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
 	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'

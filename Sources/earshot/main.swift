@@ -7,6 +7,7 @@ import EarshotCore
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
     ServeCommand.self,
+    SettingsCommand.self,
     PartnersCommand.self,
     TranscribeCommand.self,
     EvalCommand.self,

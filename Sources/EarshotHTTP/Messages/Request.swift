@@ -89,7 +89,9 @@ public struct RequestContext: Sendable {
     public let route: String
     /// Path parameters by name.
     public let parameters: Parameters
-    /// A logger labelled `http`; add the request id to the lines you write.
+    /// A logger labelled `http` carrying `request_id`. Any logger writes `request_id` while the handler runs (the
+    /// server binds it as the ``LogContext`` of the handler and of its child tasks); this one also keeps it in a
+    /// `Task.detached`.
     public let logger: Logger
 
     public init(requestID: String, route: String, parameters: Parameters = Parameters(), logger: Logger) {

@@ -207,16 +207,18 @@ final class Exchange: @unchecked Sendable {
         dispatched = true
         let request = Request(
             method: method, path: path, query: query, headers: headers, remoteAddress: remoteAddress, body: body)
+        let logContext: LogMetadata = ["request_id": requestID]
         let context = RequestContext(
-            requestID: requestID, route: routeLabel, parameters: parameters, logger: core.logger)
+            requestID: requestID, route: routeLabel, parameters: parameters, logger: core.logger.with(logContext))
         switch route.handler {
         case .inline(let handler):
-            queue(core.execute(handler, request: request, context: context))
+            queue(LogContext.with(logContext) { core.execute(handler, request: request, context: context) })
             return true
         case .async(let handler):
             tracked = true
             core.track(self)
-            return core.enqueue(Job(exchange: self, handler: handler, request: request, context: context))
+            return core.enqueue(
+                Job(exchange: self, handler: handler, request: request, context: context, logContext: logContext))
         }
     }
 
@@ -397,4 +399,6 @@ struct Job: Sendable {
     let handler: Handler
     let request: Request
     let context: RequestContext
+    /// Bound as the ``LogContext`` of the handler's task (`request_id`).
+    let logContext: LogMetadata
 }

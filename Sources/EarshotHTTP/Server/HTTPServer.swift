@@ -18,7 +18,9 @@ import Synchronization
 /// (see ``InlineRoutes``).
 ///
 /// Each request gets a request id (`X-Request-Id` on every response), one access-log line (label `http`) and an
-/// observation in ``metrics``.
+/// observation in ``metrics``. Handlers (async or inline) run inside a ``LogContext`` holding `request_id`, so every
+/// line logged while serving the request, by any ``Logger``, carries that id; child tasks of the handler inherit it,
+/// `Task.detached` does not.
 public final class HTTPServer: Sendable {
     /// The options this server was created with.
     public let configuration: Configuration

@@ -76,13 +76,15 @@ final class ServerCore: Sendable {
 
     // MARK: - Handler tasks
 
-    /// Runs one handler as a child task of ``HTTPServer/run()``'s group and delivers its response.
+    /// Runs one handler as a child task of ``HTTPServer/run()``'s group, inside the request's ``LogContext``, and
+    /// delivers its response.
     func execute(_ job: Job) async {
-        let response: Response
-        do {
-            response = try await job.handler(job.request, job.context)
-        } catch {
-            response = errorResponse(for: error, context: job.context)
+        let response: Response = await LogContext.with(job.logContext) {
+            do {
+                return try await job.handler(job.request, job.context)
+            } catch {
+                return errorResponse(for: error, context: job.context)
+            }
         }
         if case .file(let upload) = job.request.body {
             unlink(upload.path)  // no-op when the handler moved the file into place
@@ -91,7 +93,7 @@ final class ServerCore: Sendable {
     }
 
     /// Runs an inline handler on the calling (worker) thread: same error mapping and upload clean-up as
-    /// ``execute(_:)``.
+    /// ``execute(_:)``. The caller binds the request's ``LogContext``.
     func execute(_ handler: InlineHandler, request: Request, context: RequestContext) -> Response {
         let response: Response
         do {
