@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotCrypto
 import Foundation
 import Testing
@@ -143,9 +144,11 @@ import Testing
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
     }
 
-    @Test func defaultHomeHonoursEarshotHome() {
-        #expect(ModelStore.defaultHome(environment: ["EARSHOT_HOME": "/srv/earshot"]) == "/srv/earshot")
-        #expect(ModelStore.defaultHome(environment: ["HOME": "/home/u"]) == "/home/u/.cache/earshot")
+    @Test func theStoreFollowsTheModelHomeRule() throws {
+        let home = ModelHome.resolve(environment: ["EARSHOT_HOME": "/srv/earshot"])
+        #expect(ModelStore(home: home).modelsDirectory == "/srv/earshot/models")
+        #expect(try ModelStore(home: home).installPath(for: "base-q8_0") == "/srv/earshot/models/ggml-base-q8_0.bin")
         #expect(ModelStore(home: "/srv/earshot/").modelsDirectory == "/srv/earshot/models")
+        #expect(ModelStore(home: "/srv/earshot/").quantizeTool == "whisper-quantize")  // none installed there
     }
 }

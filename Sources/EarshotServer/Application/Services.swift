@@ -20,7 +20,7 @@ struct Services: Sendable {
     let engines: FileTranscriber
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
     let admission: DecodeAdmission
-    let speakers = SpeakerModels()
+    let speakers: SpeakerModels
     let taskMetrics = TaskMetrics()
     let metadata: any MetadataStore
     let blobs: any BlobStore
@@ -84,9 +84,11 @@ struct Services: Sendable {
             metadata: metadata, blobs: blobs, transcriptions: transcriptions,
             tasks: RecordTasks(
                 queue: queue, metadata: metadata, running: running, maxAttempts: configuration.taskMaxAttempts))
+        let models = ModelHome.resolve(configuration.modelHome)
+        speakers = SpeakerModels(home: models)
         engines = FileTranscriber(
             configuration: .init(
-                models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
+                models: ModelStore(home: models),
                 concurrentDecodes: configuration.workers, allowTruncatedAudio: true))
     }
 

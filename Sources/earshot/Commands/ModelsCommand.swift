@@ -28,7 +28,7 @@ enum ModelsCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let store = ModelStore(home: ModelStore.defaultHome())
+        let store = ModelStore()
         var words = arguments.positionals
         let action = words.removeFirst()
         func usage(_ message: String) -> ArgumentError { ArgumentError(command: "earshot models \(action)", message) }
