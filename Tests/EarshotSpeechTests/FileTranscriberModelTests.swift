@@ -3,9 +3,18 @@ import EarshotSpeech
 import Foundation
 import Testing
 
-/// What `FileTranscriber` (the pipeline of the CLI, eval and the server's workers) makes of model homes.
+/// What `FileTranscriber` (the pipeline of the CLI, eval and the server's workers) makes of model names and homes.
 @Suite(.serialized, .enabled(if: Fixtures.hasBase, "needs ggml-base-q8_0.bin (make setup)"))
 struct FileTranscriberModelTests {
+    @Test(arguments: [("ikho-asr-pro", "asr-pro", 5), ("ikho-asr-fast", "asr-fast", 1), ("whisper-1", "asr-fast", 1)])
+    func anAliasRunsWithItsTiersModelAndDecoding(alias: String, tier: String, beamSize: Int) async throws {
+        let transcriber = FileTranscriber(configuration: .init(models: ModelStore(home: Fixtures.home)))
+        let (_, options, model) = try await transcriber.engine(for: alias)
+        #expect(model.tier?.name == tier)
+        #expect(model.path == Fixtures.baseQ8)
+        #expect(options.beamSize == beamSize)
+    }
+
     @Test func theVoiceActivityModelComesFromTheSameHomeAsTheWhisperModel() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-home-\(UUID())").path
         try FileManager.default.createDirectory(atPath: home + "/models", withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotCore
 import EarshotCrypto
+import EarshotModels
 import EarshotNotes
 import EarshotSpeech
 import EarshotStore
@@ -85,9 +86,8 @@ struct RecordTasks: Sendable {
         var model: String?
         if speech {
             model = request.model ?? "asr-fast"
-            guard TranscriptionService.models.contains(model!) else {
-                throw PlatformError.invalidArgument(
-                    "model \"\(model!.prefix(32))\" is not offered; use asr-fast or asr-pro")
+            guard ModelTier.named(model!) != nil else {
+                throw PlatformError.invalidArgument(ModelTier.notOfferedMessage(model!))
             }
         } else {
             if request.model != nil {

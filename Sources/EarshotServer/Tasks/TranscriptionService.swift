@@ -3,6 +3,7 @@ import EarshotCore
 import EarshotCrypto
 import EarshotDiarization
 import EarshotHTTP
+import EarshotModels
 import EarshotSpeech
 import EarshotStore
 import Foundation
@@ -15,8 +16,6 @@ import Foundation
 struct TranscriptionService: Sendable {
     /// The queue kind of transcription jobs.
     static let kind = "transcription"
-    /// The model tiers the API accepts.
-    static let models = ["asr-fast", "asr-pro"]
 
     let queue: JobQueue
     let metadata: any MetadataStore
@@ -49,9 +48,8 @@ struct TranscriptionService: Sendable {
     private func validate(_ request: TranscriptionTaskRequest, for caller: Principal) async throws
         -> TranscriptionPayload
     {
-        guard Self.models.contains(request.model) else {
-            throw PlatformError.invalidArgument(
-                "model \"\(request.model)\" is not offered; use asr-fast (low latency) or asr-pro (high accuracy)")
+        guard ModelTier.named(request.model) != nil else {
+            throw PlatformError.invalidArgument(ModelTier.notOfferedMessage(request.model))
         }
         let task = request.task ?? "transcribe"
         guard TranscriptionOptions.Task(rawValue: task) != nil else {
