@@ -87,7 +87,7 @@ targets += [
 targets += [
     .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCrypto", "earshot"],
+        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCore", "EarshotCrypto", "earshot"],
         swiftSettings: swiftSettings),
 ]
 

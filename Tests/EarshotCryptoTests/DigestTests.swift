@@ -79,4 +79,20 @@ import Testing
         #expect(a != b)
         #expect(try SecureRandom.bytes(0).isEmpty)
     }
+
+    @Test func streamingDigestsEqualOneShotDigestsOfTheSameBytes() throws {
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let both = try StreamingDigests([.sha256, .md5])
+        for start in stride(from: 0, to: bytes.count, by: 4096) {
+            bytes[start..<min(start + 4096, bytes.count)].withUnsafeBytes { both.update($0) }
+        }
+        #expect(both.byteCount == 100_000)
+        let digests = both.finalize()
+        #expect(digests[.sha256] == DigestAlgorithm.sha256.hash(bytes))
+        #expect(digests[.md5] == DigestAlgorithm.md5.hash(bytes))
+        #expect(both.finalize().isEmpty)  // finished once
+
+        let shaOnly = try StreamingDigests([.sha256])
+        #expect(shaOnly.finalize().keys.sorted { $0.rawValue < $1.rawValue } == [.sha256])
+    }
 }

@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotCrypto
 import Foundation
 import Testing
@@ -203,8 +204,8 @@ import Testing
 
     @Test func aFullDiskIsReportedAsSuch() {
         let error = AtomicFileWriter.error(
-            errno: ENOSPC, operation: "write", path: "/m/x.bin.tmp",
-            destination: "/m/x.bin", written: 1024)
+            for: SystemCallError("write", path: "/m/.x.bin.1.tmp", code: ENOSPC), destination: "/m/x.bin", written: 1024
+        )
         #expect(error.code == .diskFull)
         #expect(error.message.contains("no space left on the device holding /m/x.bin"))
     }

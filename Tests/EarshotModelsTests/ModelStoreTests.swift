@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotCrypto
 import Foundation
 import Testing
@@ -6,8 +7,9 @@ import Testing
 
 /// Catalog, tiers, verification and turning a user's model argument into a file.
 @Suite struct ModelStoreTests {
-    /// A store whose catalog has one model, `synthetic`, installed from a converted synthetic CT2 model.
-    func storeWithSyntheticModel() throws -> (ModelStore, URL) {
+    /// A store whose catalog has one model, `name` (default `synthetic`), installed from a converted synthetic CT2
+    /// model.
+    func storeWithSyntheticModel(named name: String = "synthetic") throws -> (ModelStore, URL) {
         let home = try temporaryDirectory("home")
         let ct2 = try SyntheticCTranslate2Model().write()
         defer { try? FileManager.default.removeItem(at: ct2) }
@@ -18,7 +20,7 @@ import Testing
         var configuration = ModelStore.Configuration()
         configuration.catalog = ModelCatalog(entries: [
             .init(
-                name: "synthetic", fileName: "ggml-synthetic.bin", language: .multilingual, fileType: .f16,
+                name: name, fileName: "ggml-synthetic.bin", language: .multilingual, fileType: .f16,
                 source: .quantized(from: "none"), sha256: result.sha256.hex, byteCount: result.byteCount,
                 summary: "test model")
         ])
@@ -61,6 +63,29 @@ import Testing
         for tier in ModelTier.all { #expect(ModelCatalog.standard.entry(named: tier.modelName) != nil) }
     }
 
+    @Test func aliasesSelectTheirTiers() {
+        #expect(ModelTier.named("whisper-1") == .fast)
+        #expect(ModelTier.named("ikho-asr-fast") == .fast)
+        #expect(ModelTier.named("ikho-asr-pro") == .pro)
+        #expect(ModelTier.named("ikho-asr-pro")?.name == "asr-pro")  // the canonical tier, not the alias
+        for name in ["whisper-2", "ikho-asr", "Whisper-1", "base-q8_0", ""] { #expect(ModelTier.named(name) == nil) }
+        #expect(
+            ModelTier.acceptedNames == ["asr-fast", "asr-pro", "whisper-1", "ikho-asr-fast", "ikho-asr-pro"])
+        let message = ModelTier.notOfferedMessage("gpt-9")
+        #expect(message.hasPrefix("model \"gpt-9\" is not offered; use asr-fast (low latency) or asr-pro"))
+        #expect(message.contains("whisper-1 (= asr-fast), ikho-asr-fast (= asr-fast), ikho-asr-pro (= asr-pro)"))
+    }
+
+    @Test(arguments: [("ikho-asr-pro", ModelTier.pro), ("ikho-asr-fast", .fast), ("whisper-1", .fast)])
+    func anAliasResolvesToItsTiersModelAndDecoding(alias: String, tier: ModelTier) throws {
+        let (store, home) = try storeWithSyntheticModel(named: "base-q8_0")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let resolved = try store.resolve(alias)
+        #expect(resolved.tier == tier)
+        #expect(resolved.entry?.name == "base-q8_0")
+        #expect(resolved.path == home.path + "/models/ggml-synthetic.bin")
+    }
+
     @Test func verifyAcceptsTheInstalledFileAndCatchesACorruptedOne() throws {
         let (store, home) = try storeWithSyntheticModel()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -83,7 +108,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: home) }
         let store = ModelStore(home: home.path)
         #expect(store.list().allSatisfy { !$0.isInstalled && $0.byteCount == nil })
-        for argument in ["base-q8_0", "asr-fast"] {
+        for argument in ["base-q8_0", "asr-fast", "whisper-1", "ikho-asr-fast", "ikho-asr-pro"] {
             let error = #expect(throws: ModelError.self) { try store.resolve(argument) }
             #expect(error?.code == .notFound)
             #expect(error?.message.contains("run `earshot models install base-q8_0`") == true)
@@ -107,7 +132,7 @@ import Testing
         let error = #expect(throws: ModelError.self) { try store.resolve("bsae") }
         #expect(error?.code == .unknownModel)
         #expect(error?.message.contains("did you mean 'base'?") == true)
-        #expect(error?.message.contains("asr-fast, asr-pro") == true)
+        #expect(error?.message.contains("asr-fast, asr-pro, whisper-1, ikho-asr-fast, ikho-asr-pro") == true)
     }
 
     @Test func aMissingFileIsNotFound() {
@@ -143,9 +168,11 @@ import Testing
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
     }
 
-    @Test func defaultHomeHonoursEarshotHome() {
-        #expect(ModelStore.defaultHome(environment: ["EARSHOT_HOME": "/srv/earshot"]) == "/srv/earshot")
-        #expect(ModelStore.defaultHome(environment: ["HOME": "/home/u"]) == "/home/u/.cache/earshot")
+    @Test func theStoreFollowsTheModelHomeRule() throws {
+        let home = ModelHome.resolve(environment: ["EARSHOT_HOME": "/srv/earshot"])
+        #expect(ModelStore(home: home).modelsDirectory == "/srv/earshot/models")
+        #expect(try ModelStore(home: home).installPath(for: "base-q8_0") == "/srv/earshot/models/ggml-base-q8_0.bin")
         #expect(ModelStore(home: "/srv/earshot/").modelsDirectory == "/srv/earshot/models")
+        #expect(ModelStore(home: "/srv/earshot/").quantizeTool == "whisper-quantize")  // none installed there
     }
 }

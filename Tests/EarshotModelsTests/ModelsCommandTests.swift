@@ -43,13 +43,17 @@ import Testing
         }
         #expect(result.stdout.contains("tier asr-fast → base-q8_0 (greedy)"))
         #expect(result.stdout.contains("tier asr-pro → base-q8_0 (beam 5)"))
+        #expect(result.stdout.contains("alias whisper-1 → tier asr-fast"))
+        #expect(result.stdout.contains("alias ikho-asr-fast → tier asr-fast"))
+        #expect(result.stdout.contains("alias ikho-asr-pro → tier asr-pro"))
         #expect(result.stdout.contains("models directory: \(home.path)/models"))
     }
 
-    @Test func pathOfAMissingModelFailsWithTheInstallCommand() throws {
+    @Test(arguments: ["asr-pro", "ikho-asr-pro", "whisper-1"])
+    func pathOfAMissingModelFailsWithTheInstallCommand(name: String) throws {
         let home = try temporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
-        let result = try earshot(["models", "path", "asr-pro"], home: home.path)
+        let result = try earshot(["models", "path", name], home: home.path)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("model 'base-q8_0' is not installed"))

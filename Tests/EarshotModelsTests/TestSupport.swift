@@ -16,7 +16,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 /// What the real Earshot home (`$EARSHOT_HOME`, else `~/.cache/earshot`) holds; `scripts/setup-models` fills it.
 enum RealHome {
-    static let store = ModelStore(home: ModelStore.defaultHome())
+    static let store = ModelStore()
 
     /// True when every catalog model is installed with its catalog size.
     static var modelsInstalled: Bool { store.list().allSatisfy(\.isInstalled) }

@@ -1,3 +1,4 @@
+import EarshotCore
 public import Foundation
 
 /// Classifies a WAV file into the three compliance tiers by parsing its RIFF/WAVE header directly (no FFmpeg):
@@ -31,7 +32,7 @@ public enum WAVInspector {
     ///   the content is a ``WAVInspection/Tier/refused(reason:conversionCommand:)`` result, not an error.
     public static func inspect(_ url: URL) throws(AudioError) -> WAVInspection {
         let path = url.path
-        let file = try ReadOnlyFile(path: path)
+        let file = try ReadOnlyFile.wav(at: path)
         let command = ConversionCommand.toCompliantWAV(input: path)
         func refuse(_ reason: String, _ format: WAVFormat? = nil) -> WAVInspection {
             WAVInspection(tier: .refused(reason: reason, conversionCommand: command), format: format)

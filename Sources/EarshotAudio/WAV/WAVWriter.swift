@@ -1,10 +1,5 @@
+import EarshotCore
 public import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Writes a mono 16-bit integer-PCM WAV file (16 kHz by default — the fully compliant tier) from `Float` samples,
 /// streaming: samples go to disk as they are written, and ``close()`` patches the RIFF and data sizes.
@@ -20,7 +15,7 @@ public final class WAVWriter {
     /// Samples written so far.
     public private(set) var samplesWritten = 0
 
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
     private var scratch: [UInt8] = []
     private static let headerSize = 44
     /// The data chunk size field is 32-bit; stop before it would overflow (about 37 hours at 16 kHz).
@@ -35,26 +30,27 @@ public final class WAVWriter {
         }
         self.url = url
         self.sampleRate = sampleRate
-        descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw posixError(errno, "open", url.path) }
+        let descriptor = try fileSystem { () throws(SystemCallError) in
+            try FileDescriptor.open(url.path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+        }
         do {
-            try writeAll(header(dataBytes: 0), at: nil)
+            try fileSystem { () throws(SystemCallError) in try Self.write(header(dataBytes: 0), to: descriptor) }
         } catch {
-            systemClose(descriptor)
-            descriptor = -1
+            try? descriptor.close()
             throw error
         }
+        self.descriptor = descriptor
     }
 
     deinit {
-        if descriptor >= 0 { try? close() }
+        try? close()
     }
 
     /// Appends samples (16 kHz mono `Float`, nominally in [-1, 1]; out-of-range values are clipped).
     /// - Throws: ``AudioError`` `.io` on a write error, `.tooLong` past the 4 GiB limit of a RIFF file, and
     ///   `.invalidArgument` after ``close()``.
     public func write(_ samples: some Collection<Float>) throws(AudioError) {
-        guard descriptor >= 0 else { throw AudioError(.invalidArgument, "\(url.path): the WAV writer is closed") }
+        guard let descriptor else { throw AudioError(.invalidArgument, "\(url.path): the WAV writer is closed") }
         guard (samplesWritten + samples.count) * 2 <= Self.maxDataBytes else {
             throw AudioError(.tooLong, "\(url.path): a WAV file cannot hold more than 4 GiB of samples")
         }
@@ -67,21 +63,21 @@ public final class WAVWriter {
             scratch.append(UInt8(truncatingIfNeeded: bits))
             scratch.append(UInt8(truncatingIfNeeded: bits >> 8))
         }
-        try writeAll(scratch, at: nil)
+        try fileSystem { () throws(SystemCallError) in try Self.write(scratch, to: descriptor) }
         samplesWritten += samples.count
     }
 
     /// Patches the header sizes, flushes to disk (`fsync`) and closes the file. Further calls do nothing.
     /// - Throws: ``AudioError`` `.io` when the header cannot be written or the data not flushed.
     public func close() throws(AudioError) {
-        guard descriptor >= 0 else { return }
-        defer {
-            systemClose(descriptor)
-            descriptor = -1
+        guard let descriptor else { return }
+        self.descriptor = nil
+        defer { try? descriptor.close() }
+        let header = header(dataBytes: samplesWritten * 2)
+        try fileSystem { () throws(SystemCallError) in
+            try Self.write(header, to: descriptor, at: 0)
+            try descriptor.sync()
         }
-        let dataBytes = samplesWritten * 2
-        try writeAll(header(dataBytes: dataBytes), at: 0)
-        guard fsync(descriptor) == 0 else { throw posixError(errno, "fsync", url.path) }
     }
 
     private func header(dataBytes: Int) -> [UInt8] {
@@ -105,25 +101,14 @@ public final class WAVWriter {
         return bytes
     }
 
-    private func writeAll(_ bytes: [UInt8], at offset: Int?) throws(AudioError) {
-        var done = 0
-        while done < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                let start = buffer.baseAddress! + done
-                if let offset { return pwrite(descriptor, start, bytes.count - done, off_t(offset + done)) }
-                return systemWrite(descriptor, start, bytes.count - done)
+    /// Writes all of `bytes` at the current position, or at `offset` when given.
+    private static func write(_ bytes: [UInt8], to descriptor: FileDescriptor, at offset: Int64? = nil)
+        throws(SystemCallError)
+    {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemCallError) in
+                if let offset { try descriptor.write(buffer, at: offset) } else { try descriptor.write(buffer) }
             }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw posixError(errno, "write", url.path)
-            }
-            done += result
-        }
+        }.get()
     }
-}
-
-// File-scope forwarders: inside `WAVWriter`, `close` and `write` name its own methods.
-private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }

@@ -1,3 +1,4 @@
+public import EarshotCore
 public import Foundation
 
 /// Swift port of Resemblyzer 0.1.4's `VoiceEncoder.embed_utterance` on OpenBLAS (256-d speaker vectors).
@@ -10,14 +11,6 @@ public import Foundation
 ///
 /// Thread-safety: immutable after `init`; `embed` may run concurrently. It is blocking CPU work.
 public final class ResemblyzerEmbedder: SpeakerEmbedder {
-    /// Where `scripts/setup-diarization` installs the weights: `$EARSHOT_HOME/models/resemblyzer-0.1.4.eswt`
-    /// (`EARSHOT_HOME` defaults to `~/.cache/earshot`).
-    public static var defaultWeightsURL: URL {
-        let env = ProcessInfo.processInfo.environment
-        let home = env["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache/earshot")
-        return URL(fileURLWithPath: home).appendingPathComponent("models/resemblyzer-0.1.4.eswt")
-    }
-
     static let partialFrames = 160
     static let frameStep = 77  // round((16000 / 1.3) / 160)
     static let minCoverage = 0.75
@@ -29,13 +22,15 @@ public final class ResemblyzerEmbedder: SpeakerEmbedder {
     private let frontend = MelFrontend()
     private let encoder: LSTMEncoder
 
-    /// Loads the converted weights. Throws `.weightsMissing` (with the setup command) or `.weightsInvalid`.
+    /// Loads the converted weights (default: ``ModelHome/speakerWeights`` of the process's home,
+    /// `$EARSHOT_HOME/models/resemblyzer-0.1.4.eswt`). Throws `.weightsMissing` (with the setup command) or
+    /// `.weightsInvalid`.
     ///
     /// `blasThreads` sets OpenBLAS's thread count for the whole process (OpenBLAS 0.3.21 has no per-call setting);
     /// nil, the default, leaves it alone because the speech engine shares the library. Measured on this 2-vCPU
     /// machine: the LSTM's per-time-step products are small (≤ 32 × 256 × 1024), and with 2 threads OpenBLAS's
     /// threading overhead gave 1.4 s per audio minute against 0.6–1.0 s with 1.
-    public init(weightsURL: URL = ResemblyzerEmbedder.defaultWeightsURL, blasThreads: Int? = nil)
+    public init(weightsURL: URL = ModelHome.current.speakerWeights, blasThreads: Int? = nil)
         throws(DiarizationError)
     {
         encoder = try LSTMEncoder(weights: WeightsFile(url: weightsURL))

@@ -1,4 +1,5 @@
 import Dispatch
+public import EarshotCore
 public import EarshotSpeech
 import Foundation
 
@@ -102,13 +103,17 @@ public struct SpeakerAttribution: Sendable {
 
     private let embedder: any SpeakerEmbedder
     private let speechDetection: SpeechDetection
+    private let modelHome: ModelHome
 
-    /// An attribution with `embedder` (normally a shared ``ResemblyzerEmbedder``).
+    /// An attribution with `embedder` (normally a shared ``ResemblyzerEmbedder``); ``SpeechDetection/silero(_:)``
+    /// loads the VAD model of `modelHome` unless its options name one.
     public init(
-        embedder: any SpeakerEmbedder, speechDetection: SpeechDetection = SpeakerAttribution.defaultSpeechDetection
+        embedder: any SpeakerEmbedder, speechDetection: SpeechDetection = SpeakerAttribution.defaultSpeechDetection,
+        modelHome: ModelHome = .current
     ) {
         self.embedder = embedder
         self.speechDetection = speechDetection
+        self.modelHome = modelHome
     }
 
     /// The speech detection attributions use unless told otherwise: ``SpeechDetection/energy``.
@@ -194,7 +199,7 @@ public struct SpeakerAttribution: Sendable {
         case .silero(let options):
             do {
                 let detector = try VoiceActivityDetector(
-                    modelPath: options.modelPath ?? SpeechEngine.defaultVoiceActivityModelPath)
+                    modelPath: options.modelPath ?? modelHome.voiceActivityModel)
                 return try detector.speechRanges(in: samples, options: options)
             } catch {
                 throw DiarizationError(.speechDetectionFailed, error.message, underlying: error)

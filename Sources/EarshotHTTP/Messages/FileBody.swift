@@ -1,3 +1,4 @@
+import EarshotCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,12 +21,11 @@ public struct FileBody: Sendable {
 
     /// Opens `path` for reading. Throws ``HTTPError/notFound(_:)`` when it does not exist or is not a regular file.
     public init(path: String) throws(HTTPError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HTTPError.notFound("no such file") }
+        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { throw HTTPError.notFound("no such file") }
         do {
-            try self.init(descriptor: fd)
+            try self.init(descriptor: file.rawValue)
         } catch {
-            close(fd)
+            try? file.close()
             throw error
         }
     }

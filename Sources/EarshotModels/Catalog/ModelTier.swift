@@ -1,7 +1,7 @@
 /// A service tier from the seed API (`asr-fast`, `asr-pro`) mapped to a concrete model and decoding settings.
 ///
-/// This is the one place the mapping lives; EarshotSpeech applies the decoding fields
-/// (`TranscriptionOptions.applying(_:)`). Chosen from `make bench-asr` on this project's long-form file
+/// This is the one place the mapping lives, with the other names clients use for a tier (``aliases``);
+/// EarshotSpeech applies the decoding fields (`TranscriptionOptions.applying(_:)`). Chosen from `make bench-asr` on this project's long-form file
 /// (docs/speech.md): base q8_0 greedy was the best WER for its time (12.2× realtime, WER 0.104); base f16 did
 /// not beat q8_0 and costs more memory, so both tiers run q8_0 and asr-pro adds beam search of width 5. No
 /// larger multilingual Whisper is installable from PyPI; a stronger model file can be passed by path.
@@ -39,6 +39,29 @@ public struct ModelTier: Sendable, Hashable {
     /// Every tier, fastest first.
     public static let all: [ModelTier] = [.fast, .pro]
 
-    /// The tier called `name` (`asr-fast`, `asr-pro`), if any.
-    public static func named(_ name: String) -> ModelTier? { all.first { $0.name == name } }
+    /// Other names clients bring for a tier, each with the tier name it stands for: `whisper-1` (the model OpenAI
+    /// clients send by default) and the seed platform's `ikho-asr-fast` / `ikho-asr-pro`.
+    public static let aliases: [(alias: String, tier: String)] = [
+        ("whisper-1", "asr-fast"),
+        ("ikho-asr-fast", "asr-fast"),
+        ("ikho-asr-pro", "asr-pro"),
+    ]
+
+    /// Every name that selects a tier: the tier names, then the aliases.
+    public static var acceptedNames: [String] { all.map(\.name) + aliases.map(\.alias) }
+
+    /// The sentence a refused model name gets: the tiers and every alias, so the client sees what it may send.
+    public static func notOfferedMessage(_ name: String) -> String {
+        let aliases = Self.aliases.map { "\($0.alias) (= \($0.tier))" }.joined(separator: ", ")
+        return "model \"\(name.prefix(32))\" is not offered; use asr-fast (low latency) or asr-pro (high accuracy), "
+            + "or an alias: \(aliases)"
+    }
+
+    /// The tier a model name selects: a tier name (`asr-fast`, `asr-pro`) or an alias of one (`whisper-1`,
+    /// `ikho-asr-fast`, `ikho-asr-pro`); nil for any other name. The one place names become tiers: the server's
+    /// task and OpenAI endpoints, the CLI's `--model` and ``ModelStore/resolve(_:)`` all call it.
+    public static func named(_ name: String) -> ModelTier? {
+        let canonical = aliases.first { $0.alias == name }?.tier ?? name
+        return all.first { $0.name == canonical }
+    }
 }

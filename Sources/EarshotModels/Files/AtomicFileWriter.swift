@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotCrypto
 
 #if canImport(Glibc)
@@ -6,46 +7,41 @@ import EarshotCrypto
     import Darwin
 #endif
 
-/// Writes a file through a temporary sibling, hashing every byte with SHA-256, then fsyncs and renames it into
-/// place, so readers never see a half-written model.
+/// Writes a model file through EarshotCore's ``TemporaryFile`` (a sibling `.NAME.PID.tmp`, published by fsync and
+/// rename), buffering the many small writes of a conversion into 1 MB ones and hashing every byte with SHA-256, so
+/// readers never see a half-written model.
 ///
 /// Call ``commit()`` to publish the file; a writer that is dropped without committing removes its temporary
 /// file. A full disk is reported as ``ModelError/Code/diskFull`` naming the destination.
 final class AtomicFileWriter {
     let destination: String
-    let temporaryPath: String
-    private var descriptor: Int32
+    private let file: TemporaryFile
+    private let digests: StreamingDigests
     private var buffer: [UInt8] = []
-    private var hasher: StreamingHasher?
-    private var committed = false
-    private(set) var bytesWritten = 0
     private static let bufferSize = 1 << 20
+
+    /// Bytes written so far (including buffered ones).
+    var bytesWritten: Int { Int(file.byteCount) + buffer.count }
 
     init(destination: String) throws(ModelError) {
         self.destination = destination
-        let directory = destination.contains("/") ? String(destination[..<destination.lastIndex(of: "/")!]) : "."
-        let name = destination.split(separator: "/").last.map(String.init) ?? destination
-        temporaryPath = "\(directory.isEmpty ? "/" : directory)/.\(name).\(getpid()).tmp"
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
-                throw ModelError(.notFound, "cannot write \(destination): directory \(directory) does not exist")
-            }
-            throw ModelError(.ioFailure, "cannot create \(temporaryPath): \(String(cString: strerror(code)))")
-        }
-        descriptor = fd
-        do { hasher = try StreamingHasher(.sha256) } catch {
-            close(fd)
-            unlink(temporaryPath)
+        do { digests = try StreamingDigests([.sha256]) } catch {
             throw ModelError(.ioFailure, "cannot start SHA-256", underlying: error)
         }
+        let digests = self.digests
+        do {
+            file = try TemporaryFile(
+                path: temporaryPath(for: destination), mode: 0o644, replacing: true, observer: { digests.update($0) })
+        } catch {
+            if error.isNotFound {
+                throw ModelError(
+                    .notFound,
+                    "cannot write \(destination): directory \(FileSystem.directory(of: destination)) "
+                        + "does not exist", underlying: error)
+            }
+            throw ModelError(.ioFailure, "cannot create \(error.path): \(error.reason)", underlying: error)
+        }
         buffer.reserveCapacity(Self.bufferSize)
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if !committed { unlink(temporaryPath) }
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(ModelError) {
@@ -81,52 +77,28 @@ final class AtomicFileWriter {
     }
 
     private func writeOut(_ bytes: UnsafeRawBufferPointer) throws(ModelError) {
-        hasher!.update(bytes)
-        var done = 0
-        while done < bytes.count {
-            let n = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure("write")
-            }
-            done += n
+        do { try file.write(bytes) } catch {
+            throw Self.error(for: error, destination: destination, written: bytesWritten)
         }
-        bytesWritten += bytes.count
-    }
-
-    private func failure(_ operation: String) -> ModelError {
-        Self.error(
-            errno: errno, operation: operation, path: temporaryPath, destination: destination, written: bytesWritten)
     }
 
     /// The error for a failed system call: a full disk (or quota) is ``ModelError/Code/diskFull``.
-    static func error(errno code: Int32, operation: String, path: String, destination: String, written: Int)
-        -> ModelError
-    {
-        if code == ENOSPC || code == EDQUOT {
+    static func error(for failure: SystemCallError, destination: String, written: Int) -> ModelError {
+        if failure.isOutOfSpace {
             return ModelError(
                 .diskFull,
                 "no space left on the device holding \(destination) after \(written) bytes; "
-                    + "free some space and run the command again")
+                    + "free some space and run the command again", underlying: failure)
         }
-        return ModelError(.ioFailure, "cannot \(operation) \(path): \(String(cString: strerror(code)))")
+        return ModelError(.ioFailure, "cannot \(failure.call) \(failure.path): \(failure.reason)", underlying: failure)
     }
 
     /// Flushes, fsyncs and renames the temporary file over the destination; returns the SHA-256 of the content.
     func commit() throws(ModelError) -> Digest {
         try flush()
-        guard fsync(descriptor) == 0 else { throw failure("fsync") }
-        guard close(descriptor) == 0 else {
-            descriptor = -1
-            throw failure("close")
+        do { try file.publish(to: destination) } catch {
+            throw Self.error(for: error, destination: destination, written: bytesWritten)
         }
-        descriptor = -1
-        guard rename(temporaryPath, destination) == 0 else { throw failure("rename") }
-        committed = true
-        return hasher.take()!.finalize()
+        return digests.finalize()[.sha256]!
     }
-}
-
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
 }

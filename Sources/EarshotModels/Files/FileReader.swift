@@ -1,55 +1,44 @@
+import EarshotCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// A read-only file read at explicit offsets (`pread`), so large model files are never loaded whole.
+/// A model file read at explicit offsets through EarshotCore's ``ReadOnlyFile``, so large model files are never
+/// loaded whole; reads are exact (a short one means a truncated model) and errors are ``ModelError``s.
 ///
 /// Owned by one task at a time; closes its descriptor on deinit.
 final class FileReader {
-    let path: String
-    private let descriptor: Int32
+    private let file: ReadOnlyFile
     /// File size in bytes at open time.
     let size: Int
 
+    var path: String { file.path }
+
     init(path: String) throws(ModelError) {
-        self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw ModelError(.notFound, "\(path): no such file") }
-            throw ModelError(.ioFailure, "cannot open \(path): \(String(cString: strerror(code)))")
+        do {
+            file = try ReadOnlyFile(path: path)
+        } catch {
+            if error.code == ENOENT { throw ModelError(.notFound, "\(path): no such file", underlying: error) }
+            throw ModelError(.ioFailure, "cannot \(error.call) \(path): \(error.reason)", underlying: error)
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            close(fd)
-            throw ModelError(.ioFailure, "cannot stat \(path)")
-        }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
+        if (file.status.st_mode & S_IFMT) == S_IFDIR {
             throw ModelError(.notAModel, "\(path) is a directory, not a model file")
         }
-        descriptor = fd
-        size = Int(info.st_size)
+        size = Int(file.size)
     }
 
-    deinit { close(descriptor) }
-
-    /// Reads exactly `count` bytes at `offset` into `buffer`; throws on a short read (truncated file).
+    /// Reads exactly `buffer.count` bytes at `offset` into `buffer`; throws on a short read (truncated file).
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(ModelError) {
-        var done = 0
-        while done < buffer.count {
-            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ModelError(.ioFailure, "cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 {
-                throw ModelError(
-                    .malformedModel, "\(path) is truncated: needed \(buffer.count) bytes at offset \(offset + done)")
-            }
-            done += n
+        let done: Int
+        do { done = try file.read(into: buffer, at: Int64(offset)) } catch {
+            throw ModelError(.ioFailure, "cannot read \(path): \(error.reason)", underlying: error)
+        }
+        guard done == buffer.count else {
+            throw ModelError(
+                .malformedModel, "\(path) is truncated: needed \(buffer.count) bytes at offset \(offset + done)")
         }
     }
 

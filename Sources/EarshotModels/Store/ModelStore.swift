@@ -1,8 +1,9 @@
-import EarshotCore
+public import EarshotCore
 public import EarshotCrypto
 import Foundation
 
-/// The models installed under an Earshot home directory (`$EARSHOT_HOME`, default `~/.cache/earshot`):
+/// The models installed under an Earshot home directory (``ModelHome``: `--model-home`, `$EARSHOT_HOME`, default
+/// `~/.cache/earshot`):
 /// where each catalog model lives, which are installed, installing and verifying them, and turning a user's
 /// model argument (catalog name, tier or file path) into a checked file.
 ///
@@ -26,35 +27,36 @@ public struct ModelStore: Sendable {
         public init() {}
     }
 
-    /// The Earshot home directory.
-    public let home: String
+    /// The Earshot home the models are under.
+    public let modelHome: ModelHome
     /// Catalog and tools in use.
     public let configuration: Configuration
     let logger = Logger(label: "earshot.models")
 
-    /// A store rooted at `home` (nothing is created until something is installed).
-    public init(home: String, configuration: Configuration = Configuration()) {
-        self.home = home.hasSuffix("/") && home.count > 1 ? String(home.dropLast()) : home
+    /// A store rooted at `home` (default: the process's ``ModelHome/current``); nothing is created until
+    /// something is installed.
+    public init(home: ModelHome = .current, configuration: Configuration = Configuration()) {
+        self.modelHome = home
         self.configuration = configuration
     }
 
-    /// `EARSHOT_HOME` from `environment` (default: the process environment), else `~/.cache/earshot`.
-    public static func defaultHome(environment: [String: String]? = nil) -> String {
-        let environment = environment ?? ProcessInfo.processInfo.environment
-        if let home = environment["EARSHOT_HOME"], !home.isEmpty { return home }
-        let user = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return user + "/.cache/earshot"
+    /// A store rooted at the directory `home`.
+    public init(home: String, configuration: Configuration = Configuration()) {
+        self.init(home: ModelHome(home), configuration: configuration)
     }
 
+    /// The Earshot home directory.
+    public var home: String { modelHome.path }
+
     /// `HOME/models`, where installed model files live.
-    public var modelsDirectory: String { home + "/models" }
+    public var modelsDirectory: String { modelHome.models }
     /// `HOME/downloads`, the cache of wheels and unpacked sources.
     public var downloadsDirectory: String { home + "/downloads" }
 
     /// The quantize tool this store runs.
     public var quantizeTool: String {
         if let tool = configuration.quantizeTool { return tool }
-        let bundled = home + "/whisper/bin/whisper-quantize"
+        let bundled = modelHome.file("whisper/bin/whisper-quantize")
         return FileManager.default.isExecutableFile(atPath: bundled) ? bundled : "whisper-quantize"
     }
 

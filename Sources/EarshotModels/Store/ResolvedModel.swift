@@ -9,12 +9,13 @@ public struct ResolvedModel: Sendable, Hashable {
     public let header: GGMLModelHeader
     /// The catalog entry when the argument named one (directly or through a tier).
     public let entry: ModelCatalog.Entry?
-    /// The tier when the argument was `asr-fast` or `asr-pro`.
+    /// The tier when the argument was `asr-fast` or `asr-pro`, or an alias of one (``ModelTier/aliases``).
     public let tier: ModelTier?
 }
 
 extension ModelStore {
-    /// Resolves what a user typed as a model: a tier (`asr-fast`, `asr-pro`), a catalog name (`base-q8_0`), or a
+    /// Resolves what a user typed as a model: a tier (`asr-fast`, `asr-pro`) or an alias of one (`whisper-1`,
+    /// `ikho-asr-fast`, `ikho-asr-pro`; see ``ModelTier/named(_:)``), a catalog name (`base-q8_0`), or a
     /// path to a whisper.cpp ggml file (anything containing `/` or ending in `.bin`, or an existing file).
     ///
     /// The file's header is read and checked, so the error for a wrong file says what it is instead (a
@@ -33,7 +34,7 @@ extension ModelStore {
         }
         let looksLikePath = argument.contains("/") || argument.hasSuffix(".bin")
         guard looksLikePath || FileManager.default.fileExists(atPath: argument) else {
-            let names = configuration.catalog.entries.map(\.name) + ModelTier.all.map(\.name)
+            let names = configuration.catalog.entries.map(\.name) + ModelTier.acceptedNames
             let hint = closestMatch(to: argument, among: names).map { "did you mean '\($0)'? " } ?? ""
             throw ModelError(
                 .unknownModel,

@@ -1,4 +1,4 @@
-import EarshotCore
+public import EarshotCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -50,10 +50,15 @@ public actor ManagedLlamaServer: LanguageModel {
             self.maximumStartAttempts = maximumStartAttempts
         }
 
-        /// The binary and model `scripts/setup-llm` installs under `home` (`$EARSHOT_HOME`).
+        /// The binary and model `scripts/setup-llm` installs under `home` (default: the process's ``ModelHome``,
+        /// `$EARSHOT_HOME`): ``ModelHome/llamaServer`` and ``ModelHome/builtInLanguageModel``.
+        public static func installed(home: ModelHome = .current) -> Configuration {
+            Configuration(executable: home.llamaServer, model: home.builtInLanguageModel)
+        }
+
+        /// The binary and model `scripts/setup-llm` installs under the directory `home`.
         public static func installed(home: String) -> Configuration {
-            Configuration(
-                executable: home + "/llama/bin/llama-server", model: home + "/models/" + builtInModelFile)
+            installed(home: ModelHome(home))
         }
 
         /// The GGUF file name of the built-in model.
@@ -268,7 +273,8 @@ public actor ManagedLlamaServer: LanguageModel {
             }
             var request = URLRequest(url: url)
             request.setValue("close", forHTTPHeaderField: "Connection")
-            if let (_, response) = try? await ChatCompletionsClient.send(request, session: health, timeout: .seconds(2)),
+            if let (_, response) = try? await ChatCompletionsClient.send(
+                request, session: health, timeout: .seconds(2)),
                 (response as? HTTPURLResponse)?.statusCode == 200
             {
                 return

@@ -27,7 +27,7 @@ struct Services: Sendable {
     let engines: FileTranscriber
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
     let admission: DecodeAdmission
-    let speakers = SpeakerModels()
+    let speakers: SpeakerModels
     let metadata: any MetadataStore
     let blobs: any BlobStore
     let configuration: ServerConfiguration
@@ -72,10 +72,12 @@ struct Services: Sendable {
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
                 downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
             now: now)
+        let models = ModelHome.resolve(configuration.modelHome)
+        speakers = SpeakerModels(home: models)
         engines = FileTranscriber(
             configuration: .init(
-                models: ModelStore(home: configuration.modelHome ?? ModelStore.defaultHome()),
-                concurrentDecodes: configuration.workers, allowTruncatedAudio: true))
+                models: ModelStore(home: models), concurrentDecodes: configuration.workers,
+                allowTruncatedAudio: true))
         let signal = JobSignal()
         let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod, signal: signal)
         self.webhooks = webhooks

@@ -1,4 +1,4 @@
-import EarshotModels
+import EarshotCore
 import EarshotNotes
 import Foundation
 
@@ -6,7 +6,7 @@ extension ServerConfiguration {
     /// The summaries/translation service these settings describe, and the managed `llama-server` it uses (nil
     /// with `llm-base-url` or `llm-managed off`); `Application.run` runs the latter as a child service.
     func makeNotes() -> (processor: NoteProcessor, managed: ManagedLlamaServer?) {
-        let home = modelHome ?? ModelStore.defaultHome()
+        let home = ModelHome.resolve(modelHome)
         let model: (any LanguageModel)?
         var managed: ManagedLlamaServer?
         var builtIn = false

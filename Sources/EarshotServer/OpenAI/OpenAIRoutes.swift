@@ -10,7 +10,7 @@ import Foundation
 /// transcript out, synchronously, with a partner token as Bearer. An unmodified OpenAI client works with its base
 /// URL set to `<server>/v1` and a partner token as its API key.
 ///
-/// Form fields: `file` (required), `model` (`whisper-1` = `asr-fast`, or `asr-fast`/`asr-pro`), `language`,
+/// Form fields: `file` (required), `model` (a tier or an alias of one, ``ModelTier/named(_:)``), `language`,
 /// `prompt`, `response_format` (`json`, `text`, `srt`, `vtt`, `verbose_json`), `temperature`,
 /// `timestamp_granularities[]` (`segment`, `word`), and Earshot's `store` (`true`: keep the audio and its
 /// transcript as a record in the library; the response names it in `Earshot-Record-Id`). The file is streamed to
@@ -57,14 +57,11 @@ struct OpenAIRoutes: Sendable {
         guard let file = form.file else {
             throw PlatformError.invalidArgument("the form has no `file` field; attach the audio as `file`")
         }
-        let tier: String
-        switch form.value("model") {
-        case nil:
+        guard let model = form.value("model") else {
             throw PlatformError.invalidArgument("the form has no `model` field; use whisper-1, asr-fast or asr-pro")
-        case "whisper-1", "asr-fast": tier = "asr-fast"
-        case "asr-pro": tier = "asr-pro"
-        case let other?:
-            throw PlatformError.invalidArgument("model \"\(other)\" is not offered; use whisper-1, asr-fast or asr-pro")
+        }
+        guard let tier = ModelTier.named(model)?.name else {
+            throw PlatformError.invalidArgument(ModelTier.notOfferedMessage(model))
         }
         let format = form.value("response_format") ?? "json"
         guard ["json", "text", "srt", "vtt", "verbose_json"].contains(format) else {

@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotCore
 import EarshotCrypto
+import EarshotModels
 import EarshotNotes
 import EarshotSpeech
 import EarshotStore

@@ -3,6 +3,7 @@ import EarshotCore
 import EarshotCrypto
 import EarshotDiarization
 import EarshotHTTP
+import EarshotModels
 import EarshotSpeech
 import EarshotStore
 import Foundation
@@ -15,8 +16,6 @@ import Foundation
 /// first task on a file makes its record (owned by the task's `user_id`, else the uploader), later ones join it,
 /// and its transcript becomes the record's (docs/decisions/0005-one-library.md).
 struct TranscriptionService: Sendable {
-    /// The model tiers the API accepts.
-    static let models = ["asr-fast", "asr-pro"]
 
     let queue: JobQueue
     let metadata: any MetadataStore
@@ -62,11 +61,10 @@ struct TranscriptionService: Sendable {
         return (try Self.wire(job, recordID: recordID), created)
     }
 
-    /// Throws 400 naming the accepted tiers unless `model` is one.
+    /// Throws 400 naming the accepted tiers and aliases unless `model` names a tier (``ModelTier/named(_:)``).
     static func validateModel(_ model: String) throws {
-        guard models.contains(model) else {
-            throw PlatformError.invalidArgument(
-                "model \"\(model.prefix(32))\" is not offered; use asr-fast (low latency) or asr-pro (high accuracy)")
+        guard ModelTier.named(model) != nil else {
+            throw PlatformError.invalidArgument(ModelTier.notOfferedMessage(model))
         }
     }
 

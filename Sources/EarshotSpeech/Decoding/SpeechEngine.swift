@@ -1,3 +1,4 @@
+public import EarshotCore
 import Foundation
 
 /// Transcribes audio with one shared ``SpeechModel`` and a bounded pool of decode states.
@@ -22,24 +23,17 @@ public struct SpeechEngine: Sendable {
         /// The Silero VAD model used when options do not name one.
         public var voiceActivityModelPath: String
 
-        /// One decode at a time, every core for it (when `threadsPerDecode` is nil), and the Silero model in
-        /// `$EARSHOT_HOME/models`.
+        /// One decode at a time, every core for it (when `threadsPerDecode` is nil), and the Silero model of the
+        /// process's ``ModelHome`` (`$EARSHOT_HOME/models`).
         public init(
             concurrentDecodes: Int = 1,
             threadsPerDecode: Int? = nil,
-            voiceActivityModelPath: String = SpeechEngine.defaultVoiceActivityModelPath
+            voiceActivityModelPath: String = ModelHome.current.voiceActivityModel
         ) {
             self.concurrentDecodes = max(1, concurrentDecodes)
             self.threadsPerDecode = max(1, threadsPerDecode ?? ProcessInfo.processInfo.activeProcessorCount)
             self.voiceActivityModelPath = voiceActivityModelPath
         }
-    }
-
-    /// `$EARSHOT_HOME/models/silero-v6.2.0-ggml.bin` (EARSHOT_HOME defaults to `~/.cache/earshot`).
-    public static var defaultVoiceActivityModelPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        let home = environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-        return home + "/models/silero-v6.2.0-ggml.bin"
     }
 
     /// The shared model.

@@ -1,4 +1,5 @@
 internal import CWhisper
+public import EarshotCore
 import Synchronization
 
 /// The Silero voice-activity detector the engine decodes with, for other pipelines (speaker diarization): speech
@@ -24,10 +25,11 @@ public final class VoiceActivityDetector: Sendable {
     /// The model file in use.
     public let modelPath: String
 
-    /// Loads the Silero model (whisper.cpp's ggml file; default `$EARSHOT_HOME/models/silero-v6.2.0-ggml.bin`).
+    /// Loads the Silero model (whisper.cpp's ggml file; default ``ModelHome/voiceActivityModel`` of the process's
+    /// home, `$EARSHOT_HOME/models/silero-v6.2.0-ggml.bin`).
     ///
     /// - Throws: ``SpeechError/Code/voiceActivityFailed`` when the file is missing or not a Silero ggml model.
-    public init(modelPath: String = SpeechEngine.defaultVoiceActivityModelPath, threads: Int = 1)
+    public init(modelPath: String = ModelHome.current.voiceActivityModel, threads: Int = 1)
         throws(SpeechError)
     {
         WhisperLog.install()

@@ -1,5 +1,6 @@
 import Dispatch
 public import EarshotAudio
+import EarshotCore
 public import EarshotModels
 public import Foundation
 
@@ -18,7 +19,8 @@ public import Foundation
 public actor FileTranscriber {
     /// Settings shared by every file.
     public struct Configuration: Sendable {
-        /// Where models are found (`$EARSHOT_HOME/models` by default).
+        /// Where models are found: the whisper models and, under the same ``ModelHome``, the Silero VAD model
+        /// (the process's home, `$EARSHOT_HOME`, by default).
         public var models: ModelStore
         /// Decodes that may run at once per loaded model.
         public var concurrentDecodes: Int
@@ -28,7 +30,7 @@ public actor FileTranscriber {
         public var allowTruncatedAudio: Bool
 
         public init(
-            models: ModelStore = ModelStore(home: ModelStore.defaultHome()), concurrentDecodes: Int = 1,
+            models: ModelStore = ModelStore(), concurrentDecodes: Int = 1,
             threadsPerDecode: Int? = nil, allowTruncatedAudio: Bool = false
         ) {
             self.models = models
@@ -72,7 +74,8 @@ public actor FileTranscriber {
         if let engine = engines[path] { return (engine, options, resolved) }
         if let pending = loading[path] { return (try await pending.value, options, resolved) }
         let engineConfiguration = SpeechEngine.Configuration(
-            concurrentDecodes: configuration.concurrentDecodes, threadsPerDecode: configuration.threadsPerDecode)
+            concurrentDecodes: configuration.concurrentDecodes, threadsPerDecode: configuration.threadsPerDecode,
+            voiceActivityModelPath: configuration.models.modelHome.voiceActivityModel)
         let load = Task<SpeechEngine, any Error> {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {

@@ -1,3 +1,4 @@
+internal import EarshotCore
 internal import EarshotCrypto
 internal import Foundation
 
@@ -39,24 +40,15 @@ struct BlobSidecar: Codable, Equatable {
         return try? JSONDecoder().decode(BlobSidecar.self, from: data)
     }
 
-    /// Writes `self` to `path` atomically (temporary file in `temporaryDirectory`, fsync, rename).
+    /// Writes `self` to `path` atomically (temporary file in `temporaryDirectory`, fsync, rename). The caller
+    /// fsyncs the directory.
     func write(to path: String, temporaryDirectory: String, mode: mode_t) throws {
-        let temporary = temporaryDirectory + "/" + UUID().uuidString.lowercased() + ".meta"
-        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
-        do {
-            defer { Foundation.close(fd) }
-            let data = try encoded()
-            try data.withUnsafeBytes { buffer in try POSIX.writeAll(fd, buffer, temporary) }
-            try POSIX.fsync(fd, temporary)
-        } catch {
-            Foundation.unlink(temporary)
-            throw error
-        }
-        do {
-            try POSIX.rename(temporary, path)
-        } catch {
-            Foundation.unlink(temporary)
-            throw error
+        let data = try encoded()
+        try fileSystem { () throws(SystemCallError) in
+            let file = try TemporaryFile(
+                path: temporaryDirectory + "/" + UUID().uuidString.lowercased() + ".meta", mode: mode)
+            try file.write(data)
+            try file.publish(to: path, syncingDirectory: false)
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import Dispatch
+internal import EarshotCore
 public import Foundation
 
 extension FileSystemBlobStore {
@@ -25,7 +26,8 @@ extension FileSystemBlobStore {
     public func put(_ key: BlobKey, movingFile file: URL, options: BlobWriteOptions) async throws -> BlobInfo {
         let source = file.standardizedFileURL.path
         return try await blocking(on: Self.queue()) {
-            guard let info = try POSIX.lstat(source) else {
+            let info = try fileSystem(key: key) { () throws(SystemCallError) in try FileSystem.linkStatus(source) }
+            guard let info else {
                 throw StoreError(.notFound, "the file to store as \(key) does not exist: \(source)")
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
@@ -34,20 +36,21 @@ extension FileSystemBlobStore {
             let mode = mode_t(self.configuration.fileMode)
             let moved = self.temporaryPath + "/" + UUID().uuidString.lowercased()
             let temporary: TemporaryBlobFile
-            if rename(source, moved) == 0 {
+            do {
+                try FileSystem.rename(source, to: moved)
                 temporary = try TemporaryBlobFile.adopt(
                     moved, mode: mode, chunkSize: self.configuration.chunkSize, known: options.knownDigests)
-            } else if errno == EXDEV {
+            } catch let failure as SystemCallError where failure.code == EXDEV {
                 // Another file system: copy into a temporary file (digesting as we go; known digests are then
                 // checked like expectations), then drop the source.
                 temporary = try TemporaryBlobFile.create(in: self.temporaryPath, mode: mode)
                 try self.copy(source, into: temporary)
-            } else {
-                throw posixError(errno, "rename", source, key: key)
+            } catch let failure as SystemCallError {
+                throw StoreError(SystemCallError(failure.call, path: source, code: failure.code), key: key)
             }
             do {
                 let result = try self.commit(temporary, as: key, options: options)
-                _ = try? POSIX.unlinkIfPresent(source)
+                _ = try? FileSystem.unlinkIfPresent(source)
                 return result
             } catch {
                 temporary.discard()
@@ -70,20 +73,20 @@ extension FileSystemBlobStore {
         }
         do {
             for (index, part) in parts.enumerated() {
-                let path = path(for: part)
-                let fd = try await blocking(on: queue) { () throws -> Int32 in
-                    guard let (fd, _) = try self.openBlob(part) else {
+                let source = try await blocking(on: queue) { () throws -> ReadOnlyFile in
+                    guard let source = try self.openBlob(part) else {
                         throw StoreError(.notFound, "part \(index + 1) (\(part)) of \(key) does not exist")
                     }
-                    return fd
+                    return source
                 }
-                defer { close(fd) }
                 var offset: Int64 = 0
                 while true {
                     try Task.checkCancellation()
                     let position = offset
                     let read = try await blocking(on: queue) { () throws -> Int in
-                        let chunk = try POSIX.pread(fd, count: chunkSize, offset: position, path)
+                        let chunk = try fileSystem(key: part) { () throws(SystemCallError) in
+                            try source.read(upTo: chunkSize, at: position)
+                        }
                         try file.append(chunk)
                         return chunk.count
                     }
@@ -100,11 +103,12 @@ extension FileSystemBlobStore {
 
     /// Copies `source` into `file` in chunks.
     private func copy(_ source: String, into file: TemporaryBlobFile) throws {
-        let fd = try POSIX.open(source, O_RDONLY | O_NOFOLLOW)
-        defer { close(fd) }
+        let input = try fileSystem { () throws(SystemCallError) in try ReadOnlyFile(path: source, flags: O_NOFOLLOW) }
         var offset: Int64 = 0
         while true {
-            let chunk = try POSIX.pread(fd, count: configuration.chunkSize, offset: offset, source)
+            let chunk = try fileSystem { () throws(SystemCallError) in
+                try input.read(upTo: configuration.chunkSize, at: offset)
+            }
             if chunk.isEmpty { return }
             try file.append(chunk)
             offset += Int64(chunk.count)
@@ -118,8 +122,7 @@ extension FileSystemBlobStore {
         try options.verify(key: key, size: sealed.size, sha256: sealed.sha256, md5: sealed.md5)
         let target = path(for: key)
         let directory = (target as NSString).deletingLastPathComponent
-        try place(sealed.path, at: target, directory: directory, key: key)
-        file.markCommitted()
+        try place(file, at: target, directory: directory, key: key)
         let sidecar = BlobSidecar(
             size: sealed.size, sha256: sealed.sha256, md5: sealed.md5, inode: sealed.inode, modified: sealed.modified)
         do {
@@ -130,23 +133,27 @@ extension FileSystemBlobStore {
             configuration.logger.warning(
                 "cannot record blob digests", metadata: ["key": key.rawValue, "error": "\(error)"])
         }
-        try POSIX.fsyncDirectory(directory)
+        try fileSystem(key: key) { () throws(SystemCallError) in try FileSystem.syncDirectory(directory) }
         let modified = Double(sealed.modified.tv_sec) + Double(sealed.modified.tv_nsec) / 1e9
         return BlobInfo(
             key: key, size: sealed.size, sha256: sealed.sha256, md5: sealed.md5,
             lastModified: Date(timeIntervalSince1970: modified))
     }
 
-    /// Renames `source` to `target`, creating `directory` first. A concurrent delete may prune the directory
-    /// between the two steps, so a vanished directory is retried a few times.
-    private func place(_ source: String, at target: String, directory: String, key: BlobKey) throws(StoreError) {
+    /// Renames the sealed `file` to `target`, creating `directory` first (the caller fsyncs it). A concurrent
+    /// delete may prune the directory between the two steps, so a vanished directory is retried a few times.
+    private func place(_ file: TemporaryBlobFile, at target: String, directory: String, key: BlobKey)
+        throws(StoreError)
+    {
         var attempt = 0
         while true {
             attempt += 1
             let failure: StoreError
             do {
-                try POSIX.makeDirectories(directory, below: rootPath, mode: mode_t(configuration.directoryMode))
-                try POSIX.rename(source, target, key: key)
+                try Self.makeDirectories(directory, below: rootPath, mode: mode_t(configuration.directoryMode))
+                try fileSystem(key: key) { () throws(SystemCallError) in
+                    try file.file.publish(to: target, syncingDirectory: false)
+                }
                 return
             } catch {
                 failure = error

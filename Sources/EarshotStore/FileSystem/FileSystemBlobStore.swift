@@ -58,7 +58,7 @@ public final class FileSystemBlobStore: BlobStore {
             } catch {
                 throw StoreError(.io, "cannot create the blob root \(rootPath): \(error)", underlying: error)
             }
-            try POSIX.makeDirectories(temporaryPath, below: rootPath, mode: mode)
+            try Self.makeDirectories(temporaryPath, below: rootPath, mode: mode)
             return try Self.sweep(temporaryPath, olderThan: configuration.staleTemporaryAge)
         }
         if removed > 0 {
@@ -93,11 +93,37 @@ public final class FileSystemBlobStore: BlobStore {
         var removed = 0
         for name in names {
             let path = directory + "/" + name
-            guard let info = try POSIX.lstat(path), info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard let info = try fileSystem({ () throws(SystemCallError) in try FileSystem.linkStatus(path) }),
+                info.st_mode & S_IFMT == S_IFREG
+            else { continue }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if modified <= cutoff, try POSIX.unlinkIfPresent(path) { removed += 1 }
+            if modified <= cutoff,
+                try fileSystem({ () throws(SystemCallError) in try FileSystem.unlinkIfPresent(path) })
+            {
+                removed += 1
+            }
         }
         return removed
+    }
+
+    /// Creates `path` and missing parents below `root` with `mode`, fsyncing each parent whose entries changed.
+    static func makeDirectories(_ path: String, below root: String, mode: mode_t) throws(StoreError) {
+        try fileSystem { () throws(SystemCallError) in try makeMissingDirectories(path, below: root, mode: mode) }
+    }
+
+    private static func makeMissingDirectories(_ path: String, below root: String, mode: mode_t)
+        throws(SystemCallError)
+    {
+        if let existing = try FileSystem.linkStatus(path) {
+            guard existing.st_mode & S_IFMT == S_IFDIR else {
+                throw SystemCallError("mkdir", path: path, code: ENOTDIR)
+            }
+            return
+        }
+        let parent = FileSystem.directory(of: path)
+        if parent.count > root.count { try makeMissingDirectories(parent, below: root, mode: mode) }
+        // false: created concurrently
+        if try FileSystem.makeDirectory(path, mode: mode) { try FileSystem.syncDirectory(parent) }
     }
 
     // MARK: Paths
@@ -112,29 +138,23 @@ public final class FileSystemBlobStore: BlobStore {
 
     /// `lstat` of the blob file, or nil when no blob is stored under `key` (nothing, or a directory of keys).
     func blobStat(_ key: BlobKey) throws(StoreError) -> stat? {
-        guard let info = try POSIX.lstat(path(for: key)), info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let path = path(for: key)
+        let info = try fileSystem(key: key) { () throws(SystemCallError) in try FileSystem.linkStatus(path) }
+        guard let info, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return info
     }
 
-    /// Opens the blob file read-only with its `fstat`; nil when no blob is stored under `key`.
-    func openBlob(_ key: BlobKey) throws(StoreError) -> (fd: Int32, info: stat)? {
-        let path = path(for: key)
-        let fd = Foundation.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT || errno == ENOTDIR || errno == ELOOP { return nil }
-            throw posixError(errno, "open", path, key: key)
+    /// Opens the blob file read-only; nil when no blob is stored under `key` (nothing, a directory of keys, or a
+    /// symbolic link).
+    func openBlob(_ key: BlobKey) throws(StoreError) -> ReadOnlyFile? {
+        let file: ReadOnlyFile
+        do {
+            file = try ReadOnlyFile(path: path(for: key), flags: O_NOFOLLOW)
+        } catch {
+            if error.isNotFound || error.code == ELOOP { return nil }
+            throw StoreError(error, key: key)
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw posixError(code, "fstat", path, key: key)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            return nil
-        }
-        return (fd, info)
+        return file.isRegularFile ? file : nil
     }
 
     func notFound(_ key: BlobKey) -> StoreError {
@@ -144,12 +164,11 @@ public final class FileSystemBlobStore: BlobStore {
     // MARK: Reading
 
     public func get(_ key: BlobKey, range: Range<Int64>?) async throws -> BlobContent {
-        let path = path(for: key)
         let chunkSize = configuration.chunkSize
         let reader = try await blocking(on: Self.queue()) { () throws -> BlobFileReader in
-            guard let (fd, info) = try self.openBlob(key) else { throw self.notFound(key) }
-            let reader = BlobFileReader(fd: fd, path: path, chunkSize: chunkSize)
-            try reader.limit(to: range, size: Int64(info.st_size), key: key)
+            guard let file = try self.openBlob(key) else { throw self.notFound(key) }
+            let reader = BlobFileReader(file: file, chunkSize: chunkSize)
+            try reader.limit(to: range, size: file.size, key: key)
             return reader
         }
         return BlobContent(
@@ -171,20 +190,21 @@ public final class FileSystemBlobStore: BlobStore {
             return BlobInfo(key: key, size: sidecar.size, sha256: sha256, md5: md5, lastModified: info.modified)
         }
         // No trustworthy sidecar (a crash between the two renames, or a file placed by hand): digest the file.
-        guard let (fd, opened) = try openBlob(key) else { throw notFound(key) }
-        defer { close(fd) }
-        var sha = try StreamingHasher(.sha256)
-        var md5 = try StreamingHasher(.md5)
+        guard let file = try openBlob(key) else { throw notFound(key) }
+        let digests = try StreamingDigests([.sha256, .md5])
         var offset: Int64 = 0
         while true {
-            let chunk = try POSIX.pread(fd, count: configuration.chunkSize, offset: offset, path(for: key))
+            let chunk = try fileSystem(key: key) { () throws(SystemCallError) in
+                try file.read(upTo: configuration.chunkSize, at: offset)
+            }
             if chunk.isEmpty { break }
-            sha.update(chunk)
-            md5.update(chunk)
+            chunk.withUnsafeBytes { digests.update($0) }
             offset += Int64(chunk.count)
         }
+        let computed = digests.finalize()
+        let opened = file.status
         let sidecar = BlobSidecar(
-            size: offset, sha256: sha.finalize(), md5: md5.finalize(), inode: UInt64(opened.st_ino),
+            size: offset, sha256: computed[.sha256]!, md5: computed[.md5]!, inode: UInt64(opened.st_ino),
             modified: opened.st_mtim)
         try? sidecar.write(to: sidecarPath, temporaryDirectory: temporaryPath, mode: mode_t(configuration.fileMode))
         configuration.logger.info("recomputed blob digests", metadata: ["key": key.rawValue])
@@ -201,7 +221,7 @@ public final class FileSystemBlobStore: BlobStore {
         let (root, temporary) = (rootPath, temporaryPath)
         try await blocking(on: Self.queue()) {
             for directory in [root, temporary] {
-                guard let info = try? POSIX.lstat(directory), (info.st_mode & S_IFMT) == S_IFDIR else {
+                guard let info = try? FileSystem.linkStatus(directory), (info.st_mode & S_IFMT) == S_IFDIR else {
                     throw StoreError(.unavailable, "the blob directory \(directory) is missing or not a directory")
                 }
                 guard access(directory, W_OK | X_OK) == 0 else {
@@ -237,12 +257,18 @@ public final class FileSystemBlobStore: BlobStore {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            guard try POSIX.lstat(directory) != nil else { return }  // nothing under this prefix
+            // Nothing under this prefix:
+            guard try fileSystem({ () throws(SystemCallError) in try FileSystem.linkStatus(directory) }) != nil else {
+                return
+            }
             throw StoreError(.io, "cannot list \(directory): \(error)", underlying: error)
         }
         for name in names where !name.hasPrefix(".") {
             let child = relative.isEmpty ? name : relative + "/" + name
-            guard let info = try POSIX.lstat(rootPath + "/" + child) else { continue }
+            let path = rootPath + "/" + child
+            guard let info = try fileSystem({ () throws(SystemCallError) in try FileSystem.linkStatus(path) }) else {
+                continue
+            }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: try walk(child, visit)
             case S_IFREG: try visit(child)
@@ -257,10 +283,13 @@ public final class FileSystemBlobStore: BlobStore {
         try await blocking(on: Self.queue()) {
             guard try self.blobStat(key) != nil else { return }
             // Sidecar first: a crash in between leaves a blob without digests (recomputed), never stale digests.
-            try POSIX.unlinkIfPresent(self.sidecarPath(for: key))
-            try POSIX.unlinkIfPresent(self.path(for: key))
-            let directory = (self.path(for: key) as NSString).deletingLastPathComponent
-            try POSIX.fsyncDirectory(directory)
+            let (sidecar, blob) = (self.sidecarPath(for: key), self.path(for: key))
+            let directory = (blob as NSString).deletingLastPathComponent
+            try fileSystem(key: key) { () throws(SystemCallError) in
+                try FileSystem.unlinkIfPresent(sidecar)
+                try FileSystem.unlinkIfPresent(blob)
+                try FileSystem.syncDirectory(directory)
+            }
             self.pruneEmptyDirectories(from: directory)
         }
     }

