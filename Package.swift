@@ -19,6 +19,7 @@ targets += [
 
 // MARK: - Test support (shared by test targets only)
 targets += [
+    // Child processes, the test environment ($EARSHOT_HOME, products, fixtures), espeak-ng speech, test WAVs.
     .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport", swiftSettings: swiftSettings)
 ]
 
@@ -60,7 +61,7 @@ targets += [
     ),
     .testTarget(
         name: "EarshotStoreTests",
-        dependencies: ["EarshotStore", "EarshotCrypto"],
+        dependencies: ["EarshotStore", "EarshotCrypto", "EarshotTestSupport"],
         swiftSettings: swiftSettings
     ),
 ]
@@ -70,7 +71,8 @@ targets += [
     .target(
         name: "EarshotEval", dependencies: ["EarshotCore"],
         resources: [.embedInCode("Normalization/american-spellings.txt")], swiftSettings: swiftSettings),
-    .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "EarshotEvalTests", dependencies: ["EarshotEval", "EarshotTestSupport"], swiftSettings: swiftSettings),
 ]
 
 // MARK: - Audio
@@ -87,7 +89,8 @@ targets += [
 targets += [
     .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotModelsTests", dependencies: ["EarshotModels", "EarshotCore", "EarshotCrypto", "earshot"],
+        name: "EarshotModelsTests",
+        dependencies: ["EarshotModels", "EarshotCore", "EarshotCrypto", "earshot", "EarshotTestSupport"],
         swiftSettings: swiftSettings),
 ]
 
@@ -99,7 +102,8 @@ targets += [
         name: "EarshotSpeech", dependencies: ["EarshotCore", "EarshotAudio", "EarshotModels", "CWhisper"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotModels", "EarshotEval"],
+        name: "EarshotSpeechTests",
+        dependencies: ["EarshotSpeech", "EarshotModels", "EarshotEval", "EarshotTestSupport"],
         swiftSettings: swiftSettings),
     // Benchmarks/asr/run's in-process runner (not shipped).
     .executableTarget(
@@ -122,10 +126,15 @@ targets += [
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotSpeech", "EarshotNotes", "EarshotTestSupport",
+            "EarshotSpeech", "EarshotNotes", "EarshotTestSupport", "EarshotServerTestSupport",
         ],
         exclude: ["Fixtures"],
         swiftSettings: swiftSettings),
+    // The in-process server of the server and SDK tests. A target of its own, apart from EarshotTestSupport, so that
+    // the tests of the lower layers (HTTP, Store, Audio, …) do not depend on EarshotServer.
+    .target(
+        name: "EarshotServerTestSupport", dependencies: ["EarshotServer", "EarshotAPI", "EarshotTestSupport"],
+        path: "Tests/EarshotServerTestSupport", swiftSettings: swiftSettings),
 ]
 
 // MARK: - SDK (EarshotKit: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux)
@@ -133,7 +142,10 @@ targets += [
     .target(name: "EarshotKit", dependencies: ["EarshotAPI"], swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotKitTests",
-        dependencies: ["EarshotKit", "EarshotAPI", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto"],
+        dependencies: [
+            "EarshotKit", "EarshotAPI", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto",
+            "EarshotTestSupport", "EarshotServerTestSupport",
+        ],
         swiftSettings: swiftSettings),
 ]
 products += [.library(name: "EarshotKit", targets: ["EarshotKit"])]
@@ -152,7 +164,7 @@ targets += [
 products += [.executable(name: "earshot", targets: ["earshot"])]
 targets += [
     // End-to-end tests of the built binary (run as a child process).
-    .testTarget(name: "EarshotCLITests", dependencies: ["earshot"], swiftSettings: swiftSettings)
+    .testTarget(name: "EarshotCLITests", dependencies: ["earshot", "EarshotTestSupport"], swiftSettings: swiftSettings)
 ]
 
 // MARK: - Benchmarks (helpers for Benchmarks/*/run; not shipped)
@@ -182,7 +194,9 @@ targets += [
     // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.
     .testTarget(
         name: "PartnerBackendTests",
-        dependencies: ["EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend", "app-flow"],
+        dependencies: [
+            "EarshotKit", "EarshotAPI", "EarshotEval", "earshot", "partner-backend", "app-flow", "EarshotTestSupport",
+        ],
         swiftSettings: swiftSettings),
 ]
 
@@ -194,7 +208,7 @@ targets += [
         swiftSettings: swiftSettings),
     .testTarget(
         name: "EarshotDiarizationTests",
-        dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval", "EarshotSpeech"],
+        dependencies: ["EarshotDiarization", "EarshotAudio", "EarshotEval", "EarshotSpeech", "EarshotTestSupport"],
         swiftSettings: swiftSettings),
     .executableTarget(
         name: "earshot-bench-diarization",
@@ -206,7 +220,7 @@ targets += [
 targets += [
     .target(name: "EarshotNotes", dependencies: ["EarshotCore"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotHTTP", "EarshotCore"],
+        name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotHTTP", "EarshotCore", "EarshotTestSupport"],
         swiftSettings: swiftSettings),
     // Benchmarks/notes/run's runner (not shipped).
     .executableTarget(

@@ -1,4 +1,5 @@
 import EarshotAudio
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct DamagedInputTests {
     /// jfk.wav encoded with `options` into `name`, returned as bytes.
     func encoded(_ name: String, _ options: [String]) throws -> [UInt8] {
         let url = directory.file("full-" + name)
-        try FFmpegTool.convert(try TestAudio.jfk(), to: url, options)
+        try FFmpeg.convert(try TestAudio.jfk(), to: url, options)
         return Array(try Data(contentsOf: url))
     }
 
@@ -154,18 +155,5 @@ struct DamagedInputTests {
         #expect { try AudioDecoder(rawPCM: url, sampleRate: 16_000, channels: 0, format: .s16le) } throws: {
             ($0 as? AudioError)?.code == .invalidArgument
         }
-    }
-}
-
-/// A small deterministic generator for test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

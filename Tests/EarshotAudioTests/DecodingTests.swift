@@ -1,4 +1,5 @@
 import EarshotAudio
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ struct DecodingTests {
         #expect(wav.bitRate == 256_000)
 
         let m4a = directory.file("jfk.m4a")
-        try FFmpegTool.convert(
+        try FFmpeg.convert(
             try TestAudio.jfk(), to: m4a, ["-ar", "44100", "-ac", "2", "-c:a", "aac", "-b:a", "96k"])
         let aac = try AudioDecoder(contentsOf: m4a).info
         #expect(aac.container.contains("m4a"))
@@ -34,14 +35,14 @@ struct DecodingTests {
     @Test("channels are averaged: left = speech, right = silence decodes to half the speech")
     func averagingDownmix() throws {
         let url = directory.file("left-only.wav")
-        try FFmpegTool.convert(try TestAudio.jfk(), to: url, ["-af", "pan=stereo|c0=c0|c1=0*c0", "-c:a", "pcm_s16le"])
+        try FFmpeg.convert(try TestAudio.jfk(), to: url, ["-af", "pan=stereo|c0=c0|c1=0*c0", "-c:a", "pcm_s16le"])
         let samples = try AudioDecoder(contentsOf: url).decodeAll()
         let reference = try TestAudio.jfkReference()
         #expect(samples.count == reference.count)
         #expect(Signals.maxAbsoluteDifference(samples, reference.map { $0 / 2 }) < 1e-6)
         // Opposite channels cancel: an average, not a power-preserving sum.
         let opposite = directory.file("opposite.wav")
-        try FFmpegTool.convert(
+        try FFmpeg.convert(
             try TestAudio.jfk(), to: opposite, ["-af", "pan=stereo|c0=c0|c1=-1*c0", "-c:a", "pcm_f32le"])
         #expect(Signals.rms(try AudioDecoder(contentsOf: opposite).decodeAll()) < 1e-6)
     }
@@ -50,7 +51,7 @@ struct DecodingTests {
     func surroundDownmix() throws {
         let url = directory.file("surround.flac")
         let pan = "pan=5.1|FL=c0|FR=c0|FC=c0|LFE=c0|BL=c0|BR=c0"
-        try FFmpegTool.convert(try TestAudio.jfk(), to: url, ["-af", pan, "-c:a", "flac"])
+        try FFmpeg.convert(try TestAudio.jfk(), to: url, ["-af", pan, "-c:a", "flac"])
         let decoder = try AudioDecoder(contentsOf: url)
         #expect(decoder.info.channels == 6)
         let samples = try decoder.decodeAll()

@@ -1,4 +1,5 @@
 import EarshotAudio
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -85,7 +86,7 @@ struct FormatMatrixTests {
         let reference = try TestAudio.jfkReference()
         let directory = try TemporaryDirectory()
         let file = directory.file(variant.fileName)
-        try FFmpegTool.convert(try TestAudio.jfk(), to: file, variant.options)
+        try FFmpeg.convert(try TestAudio.jfk(), to: file, variant.options)
 
         let decoder = try AudioDecoder(contentsOf: file)
         #expect(decoder.info.codec == variant.codec)

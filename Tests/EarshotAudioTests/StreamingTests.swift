@@ -10,7 +10,7 @@ struct StreamingTests {
     /// second of audio).
     static func generateMP3(seconds: Int, in directory: TemporaryDirectory) throws -> URL {
         let url = directory.file("long.mp3")
-        try FFmpegTool.run([
+        try FFmpeg.run([
             "-f", "lavfi", "-i", "sine=frequency=300:beep_factor=4:sample_rate=16000:duration=\(seconds)",
             "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.05:sample_rate=16000:duration=\(seconds)",
             "-filter_complex", "amix=inputs=2:duration=shortest", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "32k",

@@ -1,4 +1,5 @@
 import EarshotAudio
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ struct WAVInspectorTests {
 
     func inspectVariant(_ options: [String], _ name: String = "variant.wav") throws -> WAVInspection {
         let url = directory.file(name)
-        try FFmpegTool.convert(try TestAudio.jfk(), to: url, options)
+        try FFmpeg.convert(try TestAudio.jfk(), to: url, options)
         return try WAVInspector.inspect(url)
     }
 
@@ -131,7 +132,7 @@ struct WAVInspectorTests {
         ])
     func compressed(codec: String, name: String, tag: String) throws {
         let url = directory.file("\(codec).wav")
-        try FFmpegTool.convert(try TestAudio.jfk(), to: url, ["-c:a", codec, "-f", "wav"])
+        try FFmpeg.convert(try TestAudio.jfk(), to: url, ["-c:a", codec, "-f", "wav"])
         let inspection = try WAVInspector.inspect(url)
         #expect(
             inspection.tier

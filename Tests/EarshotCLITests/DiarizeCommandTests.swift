@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -7,58 +8,25 @@ import Testing
 
 /// `earshot transcribe --diarize` and `earshot eval --rttm` through the built binary on the pyannote call and
 /// espeak-ng voices.
-@Suite(.serialized) struct DiarizeCommandTests {
-    static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    static let call = home + "/testdata/pyannote/sample.wav"
-    static let ready =
-        FileManager.default.fileExists(atPath: call)
-        && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
-        && FileManager.default.fileExists(atPath: home + "/models/resemblyzer-0.1.4.eswt")
-    static let espeak =
-        ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
-        .contains { FileManager.default.isExecutableFile(atPath: "\($0)/espeak-ng") } ?? false
+@Suite(.serialized, .exclusive("speech decoding")) struct DiarizeCommandTests {
+    static let call = TestEnvironment.testdata("pyannote/sample.wav").path
+    static let ready = TestEnvironment.exist(
+        TestEnvironment.testdata("pyannote/sample.wav"), TestEnvironment.asrFastModel, TestEnvironment.speakerWeights)
+    static let espeak = SpeechSynthesis.available
 
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-diar-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    func tool(_ path: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(path) \(arguments) failed")
-    }
-
-    /// `lines` spoken by espeak-ng `voices` in turn, joined with 0.5 s pauses, as a 16 kHz WAV at `path`.
-    func speak(_ turns: [(voice: String, text: String)], to path: String, in directory: URL) throws {
-        var inputs: [String] = []
-        for (index, turn) in turns.enumerated() {
-            let wav = directory.appendingPathComponent("\(UUID().uuidString)-\(index).wav").path
-            try tool("/usr/bin/espeak-ng", ["-v", turn.voice, "-s", "165", "-w", wav, turn.text])
-            inputs += ["-i", wav]
-        }
-        let pads = turns.indices.map { "[\($0):a]aresample=16000,apad=pad_dur=0.5[a\($0)]" }.joined(separator: ";")
-        let joined = turns.indices.map { "[a\($0)]" }.joined()
-        try tool(
-            "/usr/bin/ffmpeg",
-            ["-loglevel", "error", "-y"] + inputs + [
-                "-filter_complex", "\(pads);\(joined)concat=n=\(turns.count):v=0:a=1", "-ac", "1", "-ar", "16000", path,
-            ])
+    /// `turns` spoken by espeak-ng voices, each followed by a 0.5 s pause, as one WAV at `path`.
+    func speak(_ turns: [(voice: String, text: String)], to path: String) throws {
+        try SpeechSynthesis.dialogue(turns, gap: 0.5, leadingSilence: 0).wav.write(to: URL(fileURLWithPath: path))
     }
 
     @Test(.enabled(if: ready, "needs the setup's models, Resemblyzer weights and pyannote sample (make setup)"))
     func transcribeDiarizeLabelsBothCallersInSRTAndJSON() async throws {
-        let srt = try await CLIProcess.run(
+        let srt = try await Program.earshot.run(
             ["transcribe", "--diarize", "--language", "en", "--format", "srt", Self.call], timeout: .seconds(300))
         #expect(srt.status == 0, "\(srt.stderr)")
         #expect(srt.stdout.contains("[Speaker 1]") && srt.stdout.contains("[Speaker 2]"), "\(srt.stdout)")
 
-        let json = try await CLIProcess.run(
+        let json = try await Program.earshot.run(
             [
                 "transcribe", "--diarize", "--speakers", "2", "--speaker-label", "发言人 {n}", "--language", "en",
                 "--format", "json", Self.call,
@@ -73,25 +41,15 @@ import Testing
 
     @Test(.enabled(if: ready && espeak, "needs the setup's models, Resemblyzer weights and espeak-ng"))
     func aVoiceprintNamesItsSpeaker() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("diar")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let me = "en-us+m3", other = "en+f3"
+        let me = SpeechSynthesis.voices[0], other = SpeechSynthesis.voices[1]
         let sample = directory.appendingPathComponent("me.wav").path
-        try speak(
-            [
-                (me, "The quick brown fox jumps over the lazy dog near the river bank."),
-                (me, "Please remember to bring your umbrella, the forecast says it will rain all afternoon."),
-                (me, "Our meeting has been moved to Thursday at half past two in the small conference room."),
-            ], to: sample, in: directory)
+        try speak(SpeechSynthesis.enrolmentLines.map { (me, $0) }, to: sample)
+        // Four turns of the support call: the other voice first, then alternating.
         let conversation = directory.appendingPathComponent("conversation.wav").path
-        try speak(
-            [
-                (other, "Good morning, thanks for calling the support line. How can I help you today?"),
-                (me, "Hi, I ordered a pair of headphones last week and they still have not arrived."),
-                (other, "I am sorry to hear that. Could you give me the order number, please?"),
-                (me, "Sure, it is four seven two nine one, placed on Monday afternoon."),
-            ], to: conversation, in: directory)
-        let result = try await CLIProcess.run(
+        try speak(zip([other, me, other, me], SpeechSynthesis.dialogueLines).map { ($0, $1) }, to: conversation)
+        let result = try await Program.earshot.run(
             ["transcribe", "--diarize", "--voiceprint", "Me=\(sample)", "--language", "en", conversation],
             timeout: .seconds(300))
         #expect(result.status == 0, "\(result.stderr)")
@@ -102,7 +60,7 @@ import Testing
 
     @Test(.enabled(if: ready, "needs the setup's models, Resemblyzer weights and pyannote sample (make setup)"))
     func evalWithRTTMReportsDERAndCpWER() async throws {
-        let root = try temporaryDirectory()
+        let root = try TestEnvironment.makeTemporaryDirectory("diar")
         defer { try? FileManager.default.removeItem(at: root) }
         for folder in ["audio", "refs", "rttm"] {
             try FileManager.default.createDirectory(
@@ -111,17 +69,17 @@ import Testing
         try FileManager.default.copyItem(
             atPath: Self.call, toPath: root.appendingPathComponent("audio/sample.wav").path)
         try FileManager.default.copyItem(
-            atPath: Self.home + "/testdata/pyannote/sample.rttm",
+            atPath: TestEnvironment.testdata("pyannote/sample.rttm").path,
             toPath: root.appendingPathComponent("rttm/sample.rttm").path)
         // Speaker-attributed references (speaker<TAB>text) from the STM transcript.
-        let stm = try String(contentsOfFile: Self.home + "/testdata/pyannote/sample.stm", encoding: .utf8)
+        let stm = try String(contentsOf: TestEnvironment.testdata("pyannote/sample.stm"), encoding: .utf8)
         let references = stm.split(separator: "\n").compactMap { line -> String? in
             let fields = line.split(separator: " ", maxSplits: 5)
             return fields.count == 6 ? "\(fields[2])\t\(fields[5])" : nil
         }
         try (references.joined(separator: "\n") + "\n").write(
             to: root.appendingPathComponent("refs/sample.txt"), atomically: true, encoding: .utf8)
-        let result = try await CLIProcess.run(
+        let result = try await Program.earshot.run(
             [
                 "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--rttm", root.path + "/rttm",
             ], timeout: .seconds(300))
@@ -136,40 +94,36 @@ import Testing
 
     @Test(.enabled(if: ready && espeak, "needs the setup's models, Resemblyzer weights and espeak-ng"))
     func voiceprintsCommandEnrolsListsAndDeletesOnAServer() async throws {
-        let root = try temporaryDirectory()
+        let root = try TestEnvironment.makeTemporaryDirectory("diar")
         defer { try? FileManager.default.removeItem(at: root) }
         let sample = root.appendingPathComponent("me.wav").path
-        try speak(
-            [
-                ("en-us+m3", "The quick brown fox jumps over the lazy dog near the river bank."),
-                ("en-us+m3", "Please remember to bring your umbrella, the forecast says it will rain all afternoon."),
-            ], to: sample, in: root)
-        let stack = try await PartnerServer.start(
+        try speak(SpeechSynthesis.enrolmentLines.prefix(2).map { (SpeechSynthesis.voices[0], $0) }, to: sample)
+        let stack = try await ServeProcess.start(
             partner: "Voices", dataDirectory: root.appendingPathComponent("data").path)
         defer { stack.stop() }
-        let (base, token) = (stack.base, stack.token)
+        let (base, token) = (stack.base, try await stack.partnerToken())
         let server_ = ["--server", base, "--token", token, "--user", "wearer"]
 
-        let enrolled = try await CLIProcess.run(
+        let enrolled = try await Program.earshot.run(
             ["voiceprints", "enroll", "Me", sample, "--json"] + server_, timeout: .seconds(180))
         #expect(enrolled.status == 0, "\(enrolled.stderr)")
         let id = try #require(
             (try JSONSerialization.jsonObject(with: Data(enrolled.stdout.utf8)) as? [[String: Any]])?.first?[
                 "voiceprint_id"] as? String, "\(enrolled.stdout)")
-        let listed = try await CLIProcess.run(["voiceprints", "list"] + server_, timeout: .seconds(60))
+        let listed = try await Program.earshot.run(["voiceprints", "list"] + server_, timeout: .seconds(60))
         #expect(listed.status == 0 && listed.stdout.contains("\(id)  wearer  Me"), "\(listed.stdout)")
-        let deleted = try await CLIProcess.run(["voiceprints", "delete", id] + server_, timeout: .seconds(60))
+        let deleted = try await Program.earshot.run(["voiceprints", "delete", id] + server_, timeout: .seconds(60))
         #expect(deleted.status == 0, "\(deleted.stderr)")
-        let empty = try await CLIProcess.run(["voiceprints", "list"] + server_, timeout: .seconds(60))
+        let empty = try await Program.earshot.run(["voiceprints", "list"] + server_, timeout: .seconds(60))
         #expect(empty.status == 0 && empty.stdout.isEmpty, "\(empty.stdout)")
 
         // Bad inputs: a partner token without --user, an unknown action, a missing file.
-        let noUser = try await CLIProcess.run(
+        let noUser = try await Program.earshot.run(
             ["voiceprints", "enroll", "Me", sample, "--server", base, "--token", token], timeout: .seconds(60))
         #expect(noUser.status == 1 && noUser.stderr.contains("user_id"), "\(noUser.stderr)")
-        let unknown = try await CLIProcess.run(["voiceprints", "rename"] + server_)
+        let unknown = try await Program.earshot.run(["voiceprints", "rename"] + server_)
         #expect(unknown.status == 64 && unknown.stderr.contains("enroll, list or delete"))
-        let missing = try await CLIProcess.run(["voiceprints", "enroll", "Me", root.path + "/none.wav"] + server_)
+        let missing = try await Program.earshot.run(["voiceprints", "enroll", "Me", root.path + "/none.wav"] + server_)
         #expect(missing.status == 64 && missing.stderr.contains("no such file"))
     }
 
@@ -184,7 +138,7 @@ import Testing
             (["--diarize", "--voiceprint", "Me=/nonexistent.wav"], "no such file"),
         ]
         for (arguments, message) in cases {
-            let result = try await CLIProcess.run(["transcribe"] + arguments + ["x.wav"])
+            let result = try await Program.earshot.run(["transcribe"] + arguments + ["x.wav"])
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }

@@ -1,28 +1,16 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
 /// The docs that describe the code are checked against it: README's settings table against `earshot settings`, and
 /// `scripts/check-docs` (the module graph and tables against Package.swift) on the real tree and on planted mistakes.
 @Suite struct DocsCheckTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = TestEnvironment.repository
 
     /// Runs `scripts/check-docs` with `arguments`.
-    func checkDocs(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.repository.appendingPathComponent("scripts/check-docs")
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self)
-        )
+    func checkDocs(_ arguments: [String]) throws -> ProcessResult {
+        try Program(Self.repository.appendingPathComponent("scripts/check-docs")).runBlocking(
+            arguments, timeout: .seconds(120))
     }
 
     /// The lines between README.md's settings markers.
@@ -35,7 +23,7 @@ import Testing
     }
 
     @Test func readmeSettingsTableIsWhatEarshotSettingsPrints() async throws {
-        let result = try await CLIProcess.run(["settings"])
+        let result = try await Program.earshot.run(["settings"])
         #expect(result.status == 0, "\(result.stderr)")
         let printed = result.stdout.components(separatedBy: "\n").dropLast()
         let documented = try readmeSettingsTable()
@@ -49,7 +37,7 @@ import Testing
             only in README.md:\n\(stale.joined(separator: "\n"))
             """)
         // Every setting of `earshot serve --help` is in the table.
-        let help = try await CLIProcess.run(["serve", "--help"])
+        let help = try await Program.earshot.run(["serve", "--help"])
         let flags = help.stdout.components(separatedBy: "\n").compactMap { line -> String? in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             return trimmed.hasPrefix("--") ? String(trimmed.prefix { $0 != " " }) : nil

@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -6,29 +7,25 @@ import Testing
 #endif
 
 /// `earshot eval` (the perfusion run) through the built binary with the real engine on the setup's clips.
-@Suite(.serialized) struct EvalAudioCommandTests {
-    static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    static let testdata = home + "/testdata"
-    static let ready =
-        FileManager.default.fileExists(atPath: testdata + "/jfk.wav")
-        && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
+@Suite(.serialized, .exclusive("speech decoding")) struct EvalAudioCommandTests {
+    static let ready = TestEnvironment.exist(TestEnvironment.jfk, TestEnvironment.asrFastModel)
 
     /// jfk + two LibriVox clips with their references.
     func makeSet() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-perf-\(UUID().uuidString)")
+        let root = try TestEnvironment.makeTemporaryDirectory("perf")
         let audio = root.appendingPathComponent("audio")
         let refs = root.appendingPathComponent("refs")
         try FileManager.default.createDirectory(at: audio, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: refs, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Self.testdata + "/jfk.wav", toPath: audio.path + "/jfk.wav")
+        try FileManager.default.copyItem(atPath: TestEnvironment.jfk.path, toPath: audio.path + "/jfk.wav")
         try
             "And so my fellow Americans, ask not what your country can do for you,\nask what you can do for your country.\n"
             .write(toFile: refs.path + "/jfk.txt", atomically: true, encoding: .utf8)
-        let transcription = try String(contentsOfFile: Self.testdata + "/librivox/transcription", encoding: .utf8)
+        let transcription = try String(contentsOf: TestEnvironment.testdata("librivox/transcription"), encoding: .utf8)
         for id in ["0880", "0890"] {
             let name = "sense_and_sensibility_01_austen_64kb-\(id)"
             try FileManager.default.copyItem(
-                atPath: Self.testdata + "/librivox/\(name).wav", toPath: audio.path + "/\(name).wav")
+                atPath: TestEnvironment.testdata("librivox/\(name).wav").path, toPath: audio.path + "/\(name).wav")
             let line = try #require(transcription.split(separator: "\n").first { $0.contains("(\(name))") })
             let text = line.replacingOccurrences(of: "<s> ", with: "").components(separatedBy: " </s>")[0]
             try text.write(toFile: refs.path + "/\(name).txt", atomically: true, encoding: .utf8)
@@ -42,7 +39,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let report = root.appendingPathComponent("report.html").path
         let json = root.appendingPathComponent("result.json").path
-        let result = try await CLIProcess.run(
+        let result = try await Program.earshot.run(
             [
                 "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--report", report, "--json",
                 json, "--max-wer", "0.3",
@@ -59,7 +56,7 @@ import Testing
         #expect(wer < 0.2)
         #expect((object?["documents"] as? [Any])?.count == 3)
 
-        let strict = try await CLIProcess.run(
+        let strict = try await Program.earshot.run(
             ["eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--max-wer", "0"],
             timeout: .seconds(240))
         #expect(strict.status == (wer > 0 ? 3 : 0))
@@ -69,18 +66,12 @@ import Testing
     func aRefusedWAVIsReportedWithTheConversionCommand() async throws {
         let root = try makeSet()
         defer { try? FileManager.default.removeItem(at: root) }
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = [
-            "-loglevel", "error", "-y", "-i", Self.testdata + "/jfk.wav", "-c:a", "pcm_mulaw",
-            root.path + "/audio/mulaw.wav",
-        ]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
+        try FFmpeg.convert(
+            TestEnvironment.jfk, to: root.appendingPathComponent("audio/mulaw.wav"), ["-c:a", "pcm_mulaw"])
         try "ask not".write(toFile: root.path + "/refs/mulaw.txt", atomically: true, encoding: .utf8)
-        let result = try await CLIProcess.run(
+        let result = try await Program.earshot.run(
             ["eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs"], timeout: .seconds(240))
-        #expect(result.status == 1)
+        #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("earshot eval: mulaw:"))
         #expect(result.stderr.contains("ffmpeg -i"))
         #expect(result.stdout.contains("jfk  WER"))  // the other files were still scored
@@ -90,12 +81,12 @@ import Testing
     func runsThroughARunningServerWithAPartnerToken() async throws {
         let root = try makeSet()
         defer { try? FileManager.default.removeItem(at: root) }
-        let stack = try await PartnerServer.start(
+        let stack = try await ServeProcess.start(
             partner: "Eval", dataDirectory: root.appendingPathComponent("data").path)
         defer { stack.stop() }
-        let (base, token) = (stack.base, stack.token)
+        let (base, token) = (stack.base, try await stack.partnerToken())
 
-        let result = try await CLIProcess.run(
+        let result = try await Program.earshot.run(
             [
                 "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--server", base, "--token",
                 token, "--max-wer", "0.3",
@@ -104,24 +95,24 @@ import Testing
         #expect(result.stdout.contains("jfk  WER 0.0000"))
         #expect(result.stdout.contains("total  WER "))
 
-        let forged = try await CLIProcess.run(
+        let forged = try await Program.earshot.run(
             [
                 "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--server", base, "--token",
                 "x.y.z",
             ],
             timeout: .seconds(60))
-        #expect(forged.status == 1)
+        #expect(forged.status == 1, "\(forged)")
         #expect(forged.stderr.lowercased().contains("unauthorized"))
     }
 
     @Test func unpairedFilesAreAClearError() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-perf-\(UUID().uuidString)")
+        let root = try TestEnvironment.makeTemporaryDirectory("perf")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("a"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("r"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         try Data().write(to: root.appendingPathComponent("a/memo.wav"))
-        let result = try await CLIProcess.run(["eval", "--audio", root.path + "/a", "--refs", root.path + "/r"])
-        #expect(result.status == 1)
+        let result = try await Program.earshot.run(["eval", "--audio", root.path + "/a", "--refs", root.path + "/r"])
+        #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("no partner file for: memo"))
     }
 }

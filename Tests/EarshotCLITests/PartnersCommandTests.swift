@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -7,16 +8,10 @@ import Testing
 
 /// `earshot partners …` and the upload API across a killed and restarted `earshot serve`, run as a user runs them.
 @Suite(.serialized) struct PartnersCommandTests {
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test func createPrintsCredentialsOnceAndListShowsThePartner() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try await CLIProcess.run(["partners", "create", "Acme Notes", "--data-dir", directory.path])
+        let created = try await Program.earshot.run(["partners", "create", "Acme Notes", "--data-dir", directory.path])
         #expect(created.status == 0, "\(created.stderr)")
         let lines = created.stdout.split(separator: "\n")
         #expect(lines.count == 2)
@@ -25,8 +20,8 @@ import Testing
         #expect(created.stderr.contains("cannot show it again"))
         let secret = String(lines.last!.dropFirst("client_secret: ".count))
 
-        let listed = try await CLIProcess.run(["partners", "list", "--data-dir", directory.path, "--json"])
-        #expect(listed.status == 0)
+        let listed = try await Program.earshot.run(["partners", "list", "--data-dir", directory.path, "--json"])
+        #expect(listed.status == 0, "\(listed)")
         let partners = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: String]]
         #expect(partners?.count == 1)
         #expect(partners?.first?["name"] == "Acme Notes")
@@ -36,22 +31,24 @@ import Testing
         #expect(database.range(of: Data(secret.utf8)) == nil)
 
         let id = try #require(partners?.first?["client_id"])
-        let disabled = try await CLIProcess.run(["partners", "disable", id, "--data-dir", directory.path])
-        #expect(disabled.status == 0)
+        let disabled = try await Program.earshot.run(["partners", "disable", id, "--data-dir", directory.path])
+        #expect(disabled.status == 0, "\(disabled)")
         #expect(disabled.stdout.contains("disabled"))
-        let unknown = try await CLIProcess.run(["partners", "disable", "ptn_nope", "--data-dir", directory.path])
-        #expect(unknown.status == 1)
-        let typo = try await CLIProcess.run(["partners", "craete", "x", "--data-dir", directory.path])
-        #expect(typo.status == 64)
+        let unknown = try await Program.earshot.run(["partners", "disable", "ptn_nope", "--data-dir", directory.path])
+        #expect(unknown.status == 1, "\(unknown)")
+        let typo = try await Program.earshot.run(["partners", "craete", "x", "--data-dir", directory.path])
+        #expect(typo.status == 64, "\(typo)")
         #expect(typo.stderr.contains("did you mean 'create'?"))
     }
 
     /// Resume after a crash: two parts sent, the server SIGKILLed, restarted on another port; listing the parts
     /// gives fresh URLs for the rest, the earlier ETags still complete the upload.
     @Test func anUploadResumesAfterTheServerIsKilledBetweenParts() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try await CLIProcess.run(["partners", "create", "Acme", "--json", "--data-dir", directory.path])
+        let created = try await Program.earshot.run([
+            "partners", "create", "Acme", "--json", "--data-dir", directory.path,
+        ])
         let credentials = try #require(
             try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
         let arguments = [
@@ -59,9 +56,8 @@ import Testing
             "--upload-max-file-size", "16MiB",
         ]
 
-        var server = CLIProcess(arguments)
-        try server.process.run()
-        var base = try await server.listeningURL()
+        var server = try Program.earshot.start(arguments)
+        var base = try await server.listeningURL(after: "earshot listening")
         let partnerToken = try await post(base, "/open/partner/token", json: credentials)["access_token"] as! String
         let userToken =
             try await post(base, "/open/partner/user-token", token: partnerToken, json: ["user_id": "u1"])[
@@ -78,12 +74,10 @@ import Testing
         var etags: [Int: String] = [:]
         for number in [1, 2] { etags[number] = try await put(urls[number - 1], content.part(number, chunk)) }
 
-        kill(server.process.processIdentifier, SIGKILL)
-        try await server.waitForExit(timeout: .seconds(10))
-        server = CLIProcess(arguments)
-        try server.process.run()
-        defer { if server.process.isRunning { server.process.terminate() } }
-        base = try await server.listeningURL()
+        server.kill()
+        server = try Program.earshot.start(arguments)
+        defer { server.stop() }
+        base = try await server.listeningURL(after: "earshot listening")
 
         // The user token survives the restart (signing keys are stored); the upload is where it was.
         let status = try await get(base, "/open/partner/files/upload/\(uploadID)/parts", token: userToken)
@@ -108,9 +102,9 @@ import Testing
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(bytes == content)
 
-        server.process.terminate()
-        try await server.waitForExit(timeout: .seconds(15))
-        #expect(server.process.terminationStatus == 0)
+        server.send(SIGTERM)
+        let stopped = try await server.waitForExit(timeout: .seconds(15))
+        #expect(stopped.status == 0, "\(stopped)")
     }
 
     // MARK: Helpers

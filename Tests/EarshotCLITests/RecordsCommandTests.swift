@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -7,21 +8,18 @@ import Testing
 
 /// `earshot records …` against a running `earshot serve`: list, search, show, translate by speech, summarize (the
 /// extractive summary of the built-in configuration), and the group listing its commands.
-@Suite struct RecordsCommandTests {
-    static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    static let ready =
-        FileManager.default.fileExists(atPath: home + "/testdata/jfk.wav")
-        && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
+@Suite(.exclusive("speech decoding")) struct RecordsCommandTests {
+    static let ready = TestEnvironment.exist(TestEnvironment.jfk, TestEnvironment.asrFastModel)
 
     @Test func theGroupAloneListsItsCommands() async throws {
-        let bare = try await CLIProcess.run(["records"])
-        #expect(bare.status == 64)
+        let bare = try await Program.earshot.run(["records"])
+        #expect(bare.status == 64, "\(bare)")
         #expect(bare.stderr.contains("earshot records search"), "\(bare.stderr)")
-        let help = try await CLIProcess.run(["records", "--help"])
-        #expect(help.status == 0)
+        let help = try await Program.earshot.run(["records", "--help"])
+        #expect(help.status == 0, "\(help)")
         #expect(help.stdout.contains("earshot records summarize"), "\(help.stdout)")
-        let unknown = try await CLIProcess.run(["records", "lst"])
-        #expect(unknown.status == 64)
+        let unknown = try await Program.earshot.run(["records", "lst"])
+        #expect(unknown.status == 64, "\(unknown)")
         #expect(unknown.stderr.hasPrefix("earshot: unknown command 'records lst'"), "\(unknown.stderr)")
     }
 
@@ -46,17 +44,17 @@ import Testing
 
     @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
     func listSearchShowTranslateAndSummarizeThroughAServer() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-records-\(UUID())").path
+        let data = try TestEnvironment.makeTemporaryDirectory("records").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let stack = try await PartnerServer.start(partner: "Records", dataDirectory: data)
+        let stack = try await ServeProcess.start(partner: "Records", dataDirectory: data)
         defer { stack.stop() }
-        let (base, partner) = (stack.base, stack.token)
+        let (base, partner) = (stack.base, try await stack.partnerToken())
         let token = try #require(
             try await Self.call("POST", base + "/open/partner/user-token", token: partner, json: ["user_id": "u1"])[
                 "access_token"] as? String)
 
         // Upload JFK, make a record of it and transcribe it.
-        let audio = try Data(contentsOf: URL(fileURLWithPath: Self.home + "/testdata/jfk.wav"))
+        let audio = try Data(contentsOf: TestEnvironment.jfk)
         let plan = try await Self.call(
             "POST", base + "/open/partner/files/upload/generate-presigned-urls", token: token,
             json: ["filesize": audio.count, "filetype": "wav"])
@@ -91,38 +89,39 @@ import Testing
         }
 
         let connection = ["--server", base, "--token", token]
-        let list = try await CLIProcess.run(["records", "list"] + connection)
+        let list = try await Program.earshot.run(["records", "list"] + connection)
         #expect(list.status == 0, "\(list.stderr)")
         #expect(
             list.stdout.contains(id) && list.stdout.contains("Inaugural address") && list.stdout.contains("#history"))
         #expect(list.stdout.contains("  T-  "))
 
-        let search = try await CLIProcess.run(["records", "search", "COUNTRY"] + connection)
+        let search = try await Program.earshot.run(["records", "search", "COUNTRY"] + connection)
         #expect(search.status == 0, "\(search.stderr)")
         #expect(search.stdout.contains(id))
         #expect(search.stdout.lowercased().contains("[country]"), "\(search.stdout)")
 
-        let show = try await CLIProcess.run(["records", "show", id] + connection)
+        let show = try await Program.earshot.run(["records", "show", id] + connection)
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.hasPrefix("# Inaugural address\n"))
         #expect(show.stdout.contains("## Transcript"))
-        let srt = try await CLIProcess.run(["records", "show", id, "--format", "srt"] + connection)
+        let srt = try await Program.earshot.run(["records", "show", id, "--format", "srt"] + connection)
         #expect(srt.stdout.hasPrefix("1\n00:00:"))
 
-        let translate = try await CLIProcess.run(
+        let translate = try await Program.earshot.run(
             ["records", "translate", id, "--to", "en", "--speech"] + connection, timeout: .seconds(240))
         #expect(translate.status == 0, "\(translate.stderr)")
         #expect(translate.stdout.hasPrefix("[00:00]"))
         #expect(translate.stdout.lowercased().contains("country"))
 
         // The built-in configuration summarizes extractively (docs/notes.md): key points with their times.
-        let summarize = try await CLIProcess.run(["records", "summarize", id] + connection, timeout: .seconds(120))
+        let summarize = try await Program.earshot.run(
+            ["records", "summarize", id] + connection, timeout: .seconds(120))
         #expect(summarize.status == 0, "\(summarize.stderr)")
         #expect(summarize.stdout.contains("extractive"), "\(summarize.stdout)")
         #expect(summarize.stdout.contains("[00:0"), "\(summarize.stdout)")
 
-        let missing = try await CLIProcess.run(["records", "list", "--server", base])
-        #expect(missing.status == 64)
+        let missing = try await Program.earshot.run(["records", "list", "--server", base])
+        #expect(missing.status == 64, "\(missing)")
         #expect(missing.stderr.contains("--token"))
     }
 }

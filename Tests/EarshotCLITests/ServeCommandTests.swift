@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -7,74 +8,66 @@ import Testing
 
 /// `earshot` run as a user runs it: the built binary in a child process.
 @Suite(.serialized) struct ServeCommandTests {
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test func serveAnswersHealthzAndStopsCleanlyOnSIGTERM() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = CLIProcess(
+        let server = try Program.earshot.start(
             ["serve", "--port", "0", "--data-dir", directory.path], environment: ["EARSHOT_LOG_FORMAT": "logfmt"])
-        try server.process.run()
-        defer { if server.process.isRunning { server.process.interrupt() } }
+        defer { server.stop() }
 
-        let url = try await server.listeningURL()
+        let url = try await server.listeningURL(after: "earshot listening")
         #expect(url.hasPrefix("http://127.0.0.1:"))
 
         let (data, response) = try await URLSession.shared.data(from: URL(string: "\(url)/healthz")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == #"{"status":"ok"}"#)
 
-        server.process.terminate()  // SIGTERM
-        try await server.waitForExit(timeout: .seconds(15))
-        #expect(server.process.terminationStatus == 0)
+        server.send(SIGTERM)
+        let stopped = try await server.waitForExit(timeout: .seconds(15))
+        #expect(stopped.status == 0, "\(stopped)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("earshot.sqlite").path))
     }
 
     @Test func invalidConfigurationExitsWithEveryProblemListed() async throws {
-        let result = try await CLIProcess.run(
+        let result = try await Program.earshot.run(
             ["serve", "--port", "99999", "--threads", "0"], environment: ["EARSHOT_LOG_LEVEL": "chatty"])
-        #expect(result.status == 78)
+        #expect(result.status == 78, "\(result)")
         #expect(result.stderr.contains("port (from command line): '99999' is not a port number"))
         #expect(result.stderr.contains("threads (from command line)"))
         #expect(result.stderr.contains("log-level (from EARSHOT_LOG_LEVEL)"))
     }
 
     @Test func aPortInUseIsAClearErrorAndExitCode() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let first = CLIProcess(["serve", "--port", "0", "--data-dir", directory.path])
-        try first.process.run()
-        defer { first.process.terminate() }
+        let first = try Program.earshot.start(["serve", "--port", "0", "--data-dir", directory.path])
+        defer { first.stop() }
         let line = try await first.waitForLine(containing: "earshot listening", timeout: .seconds(90))
         let port = try #require(line.split(separator: ":").last?.split(separator: " ").first)
-        let second = try await CLIProcess.run(
+        let second = try await Program.earshot.run(
             ["serve", "--port", String(port), "--data-dir", directory.appendingPathComponent("other").path])
-        #expect(second.status == 1)
+        #expect(second.status == 1, "\(second)")
         #expect(second.stderr.contains("earshot serve: "))
         #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port)"))
     }
 
     @Test func helpListsCommandsAndOptions() async throws {
-        let root = try await CLIProcess.run(["--help"])
-        #expect(root.status == 0)
+        let root = try await Program.earshot.run(["--help"])
+        #expect(root.status == 0, "\(root)")
         #expect(root.stdout.contains("serve"))
         #expect(root.stdout.contains("version"))
-        let serve = try await CLIProcess.run(["serve", "--help"])
-        #expect(serve.status == 0)
+        let serve = try await Program.earshot.run(["serve", "--help"])
+        #expect(serve.status == 0, "\(serve)")
         #expect(serve.stdout.contains("--port <PORT>"))
         #expect(serve.stdout.contains("[EARSHOT_PORT]"))
     }
 
     @Test func unknownCommandsAndOptionsAreUsageErrors() async throws {
-        let command = try await CLIProcess.run(["serv"])
-        #expect(command.status == 64)
+        let command = try await Program.earshot.run(["serv"])
+        #expect(command.status == 64, "\(command)")
         #expect(command.stderr.contains("unknown command 'serv'; did you mean 'serve'?"))
-        let option = try await CLIProcess.run(["serve", "--prot", "1"])
-        #expect(option.status == 64)
+        let option = try await Program.earshot.run(["serve", "--prot", "1"])
+        #expect(option.status == 64, "\(option)")
         #expect(option.stderr.contains("did you mean '--port'?"))
     }
 }

@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -8,33 +9,36 @@ import Testing
 /// Durable tasks across crashes of `earshot serve`, run as a user runs it: a server SIGKILLed mid-decode leaves
 /// its task to be re-queued when the lease expires and finished exactly once after the restart; queued tasks
 /// survive; a graceful stop hands the running task back without using up an attempt; finished tasks stay finished.
-@Suite(.serialized, .enabled(if: SpeechCache.modelsInstalled, "speech models not installed (run `make models`)"))
+@Suite(
+    .serialized, .exclusive("speech decoding"),
+    .enabled(if: TestEnvironment.exist(TestEnvironment.asrFastModel), "speech models not installed (run `make models`)")
+)
 struct TaskCrashTests {
-    static var home: String { SpeechCache.home }
+    static var home: String { TestEnvironment.home.path }
 
     @Test func aKilledServerFinishesItsTasksExactlyOnceAfterRestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-cli-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try await CLIProcess.run(["partners", "create", "Acme", "--json", "--data-dir", directory.path])
+        let created = try await Program.earshot.run([
+            "partners", "create", "Acme", "--json", "--data-dir", directory.path,
+        ])
         let credentials = try #require(
             try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
         let arguments = [
             "serve", "--port", "0", "--data-dir", directory.path, "--model-home", Self.home, "--task-lease", "2s",
             "--task-retry-delay", "1s", "--upload-chunk-size", "1MiB",
-            // Nobody drains the server's stderr after start-up: keep it quiet so the pipe never fills and blocks it.
+            // Start, stop and worker events but no line per request: the stderr tail in a failure message.
             "--log-level", "notice",
         ]
 
-        var server = CLIProcess(arguments)
-        try server.process.run()
+        var server = try Program.earshot.start(arguments)
         // Whichever server is current when the test ends (even by a failed expectation) is stopped.
-        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-        var base = try await server.listeningURL()
+        defer { server.kill() }
+        var base = try await server.listeningURL(after: "earshot listening")
         let token = try await call(base, "POST", "/open/partner/token", json: credentials)["access_token"] as! String
-        let long = try await upload(base, token: token, try longJFK(times: 4))
-        let short = try await upload(
-            base, token: token, try Data(contentsOf: URL(fileURLWithPath: Self.home + "/testdata/jfk.wav")))
+        let jfk = try Data(contentsOf: TestEnvironment.jfk)
+        let long = try await upload(base, token: token, TestWAV.repeating(jfk, times: 4))
+        let short = try await upload(base, token: token, jfk)
         let a =
             try await call(
                 base, "POST", "/open/partner/transcriptions", token: token,
@@ -43,16 +47,20 @@ struct TaskCrashTests {
             try await call(
                 base, "POST", "/open/partner/transcriptions", token: token,
                 json: ["file_url": short, "model": "asr-fast"])["task_id"] as! String
-        _ = try await poll(base, a, token: token) { ["STARTED", "PROGRESS"].contains($0["status"] as? String) }
+        _ = try await poll(base, a, token: token, server: server) {
+            ["STARTED", "PROGRESS"].contains($0["status"] as? String)
+        }
 
         // kill -9 mid-decode: A is running, B is queued.
-        kill(server.process.processIdentifier, SIGKILL)
-        try await server.waitForExit(timeout: .seconds(10))
-        server = CLIProcess(arguments)
-        try server.process.run()
-        base = try await server.listeningURL()
-        let finishedA = try await poll(base, a, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
-        let finishedB = try await poll(base, b, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
+        server.kill()
+        server = try Program.earshot.start(arguments)
+        base = try await server.listeningURL(after: "earshot listening")
+        let finishedA = try await poll(base, a, token: token, server: server, timeout: .seconds(300)) {
+            Self.isFinal($0)
+        }
+        let finishedB = try await poll(base, b, token: token, server: server, timeout: .seconds(300)) {
+            Self.isFinal($0)
+        }
         #expect(finishedA["status"] as? String == "SUCCESS", "\(finishedA)")
         #expect(finishedA["attempts"] as? Int == 2)  // the killed attempt, then the one that finished
         #expect(finishedB["status"] as? String == "SUCCESS", "\(finishedB)")
@@ -64,21 +72,24 @@ struct TaskCrashTests {
             try await call(
                 base, "POST", "/open/partner/transcriptions", token: token,
                 json: ["file_url": long, "model": "asr-fast"])["task_id"] as! String
-        _ = try await poll(base, c, token: token) { ["STARTED", "PROGRESS"].contains($0["status"] as? String) }
-        server.process.terminate()
-        try await server.waitForExit(timeout: .seconds(30))
-        #expect(server.process.terminationStatus == 0)
-        server = CLIProcess(arguments)
-        try server.process.run()
-        base = try await server.listeningURL()
-        let finishedC = try await poll(base, c, token: token, timeout: .seconds(300)) { Self.isFinal($0) }
+        _ = try await poll(base, c, token: token, server: server) {
+            ["STARTED", "PROGRESS"].contains($0["status"] as? String)
+        }
+        server.send(SIGTERM)
+        let stopped = try await server.waitForExit(timeout: .seconds(30))
+        #expect(stopped.status == 0, "\(stopped)")
+        server = try Program.earshot.start(arguments)
+        base = try await server.listeningURL(after: "earshot listening")
+        let finishedC = try await poll(base, c, token: token, server: server, timeout: .seconds(300)) {
+            Self.isFinal($0)
+        }
         #expect(finishedC["status"] as? String == "SUCCESS", "\(finishedC)")
         #expect(finishedC["attempts"] as? Int == 1)
         // Finished tasks stay as they were.
         let again = try await call(base, "GET", "/open/partner/transcriptions/\(a)", token: token)
         #expect(again["updated_at_ms"] as? Int == finishedA["updated_at_ms"] as? Int)
         #expect(again["status"] as? String == "SUCCESS")
-        server.process.terminate()
+        server.send(SIGTERM)
         try await server.waitForExit(timeout: .seconds(15))
     }
 
@@ -88,15 +99,16 @@ struct TaskCrashTests {
         ["SUCCESS", "FAILURE", "REVOKED"].contains(task["status"] as? String)
     }
 
+    /// Polls task `id` until `done` holds; a task stuck past `timeout` fails the test with `server`'s stderr.
     func poll(
-        _ base: String, _ id: String, token: String, timeout: Duration = .seconds(120),
+        _ base: String, _ id: String, token: String, server: ChildProcess, timeout: Duration = .seconds(120),
         until done: ([String: Any]) -> Bool
     ) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let task = try await call(base, "GET", "/open/partner/transcriptions/\(id)", token: token)
             if done(task) { return task }
-            guard ContinuousClock.now < deadline else { throw TimeoutError(what: "task \(id) stuck: \(task)") }
+            try #require(ContinuousClock.now < deadline, "task \(id) stuck: \(task)\n\(server.diagnostics)")
             try await Task.sleep(for: .milliseconds(100))
         }
     }
@@ -135,35 +147,4 @@ struct TaskCrashTests {
             json: ["file_id": plan["FileId"]!, "upload_id": plan["UploadId"]!, "filetype": "wav", "part_list": parts])
         return done["DownloadUrl"] as! String
     }
-
-    /// JFK's 11 s excerpt repeated `times` times as one 16 kHz mono WAV.
-    func longJFK(times: Int) throws -> Data {
-        let wav = try Data(contentsOf: URL(fileURLWithPath: Self.home + "/testdata/jfk.wav"))
-        var offset = 12
-        var pcm = Data()
-        var format = Data()
-        while offset + 8 <= wav.count {
-            let id = String(decoding: wav[offset..<offset + 4], as: UTF8.self)
-            let size = wav[(offset + 4)..<(offset + 8)].enumerated().reduce(0) {
-                $0 | Int($1.element) << (8 * $1.offset)
-            }
-            let body = wav[(offset + 8)..<min(offset + 8 + size, wav.count)]
-            if id == "fmt " { format = Data(body) }
-            if id == "data" { pcm = Data(body) }
-            offset += 8 + size + (size & 1)
-        }
-        var repeated = Data()
-        for _ in 0..<times { repeated.append(pcm) }
-        func le32(_ value: Int) -> Data { withUnsafeBytes(of: UInt32(value).littleEndian) { Data($0) } }
-        return Data("RIFF".utf8) + le32(4 + 8 + format.count + 8 + repeated.count) + Data("WAVE".utf8)
-            + Data("fmt ".utf8) + le32(format.count) + format + Data("data".utf8) + le32(repeated.count) + repeated
-    }
-}
-
-/// The setup cache with models and test audio (`$EARSHOT_HOME`, default `~/.cache/earshot`).
-enum SpeechCache {
-    static var home: String {
-        ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    }
-    static var modelsInstalled: Bool { FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin") }
 }

@@ -1,40 +1,23 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
 /// `earshot transcribe` through the built binary, on the setup's JFK clip in several formats.
-@Suite(.serialized) struct TranscribeCommandTests {
-    static let home = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    static let jfk = home + "/testdata/jfk.wav"
-    static let ready =
-        FileManager.default.fileExists(atPath: jfk)
-        && FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
-
-    func ffmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-loglevel", "error", "-y"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "ffmpeg \(arguments) failed")
-    }
-
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-tx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+@Suite(.serialized, .exclusive("speech decoding")) struct TranscribeCommandTests {
+    static let jfk = TestEnvironment.jfk.path
+    static let ready = TestEnvironment.exist(TestEnvironment.jfk, TestEnvironment.asrFastModel)
 
     @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
     func transcribesCompressedAndMismatchedFilesToSRTAndJSON() async throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("tx")
         defer { try? FileManager.default.removeItem(at: directory) }
         let mp3 = directory.appendingPathComponent("jfk.mp3").path
         let wav = directory.appendingPathComponent("jfk-44k-stereo.wav").path
-        try ffmpeg(["-i", Self.jfk, "-c:a", "libmp3lame", "-b:a", "64k", mp3])
-        try ffmpeg(["-i", Self.jfk, "-ar", "44100", "-ac", "2", wav])
+        try FFmpeg.run(["-i", Self.jfk, "-c:a", "libmp3lame", "-b:a", "64k", mp3])
+        try FFmpeg.run(["-i", Self.jfk, "-ar", "44100", "-ac", "2", wav])
         let out = directory.appendingPathComponent("out").path
 
-        let srt = try await CLIProcess.run(
+        let srt = try await Program.earshot.run(
             ["transcribe", mp3, wav, "--format", "srt", "--output", out], timeout: .seconds(180))
         #expect(srt.status == 0, "\(srt.stderr)")
         // The mismatched WAV is converted, with the seed's middle-tier warnings.
@@ -46,7 +29,7 @@ import Testing
             #expect(text.lowercased().contains("ask not what your country can do for you"))
         }
 
-        let json = try await CLIProcess.run(["transcribe", mp3, "--format", "json"], timeout: .seconds(180))
+        let json = try await Program.earshot.run(["transcribe", mp3, "--format", "json"], timeout: .seconds(180))
         #expect(json.status == 0, "\(json.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let segments = try #require(object?["segments"] as? [[String: Any]])
@@ -56,15 +39,15 @@ import Testing
     }
 
     @Test func badInputsAreClearErrors() async throws {
-        let notAudio = try await CLIProcess.run(["transcribe", "/etc/hostname"], timeout: .seconds(60))
-        #expect(notAudio.status == 1)
+        let notAudio = try await Program.earshot.run(["transcribe", "/etc/hostname"], timeout: .seconds(60))
+        #expect(notAudio.status == 1, "\(notAudio)")
         #expect(notAudio.stderr.contains("not an audio file"))
         #expect(notAudio.stderr.contains("ffmpeg -i /etc/hostname -ar 16000 -ac 1"))
-        let model = try await CLIProcess.run(["transcribe", "/etc/hostname", "--model", "asr-slow"])
-        #expect(model.status == 1)
+        let model = try await Program.earshot.run(["transcribe", "/etc/hostname", "--model", "asr-slow"])
+        #expect(model.status == 1, "\(model)")
         #expect(model.stderr.contains("'asr-slow' is not a model name, a tier or a file"))
-        let none = try await CLIProcess.run(["transcribe"])
-        #expect(none.status == 64)
+        let none = try await Program.earshot.run(["transcribe"])
+        #expect(none.status == 64, "\(none)")
         #expect(none.stderr.contains("missing argument FILE"))
     }
 }

@@ -1,5 +1,6 @@
 import EarshotDiarization
 import EarshotEval
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -48,7 +49,7 @@ struct DiarizationQualityTests {
         #expect(score.errorRate <= 0.12)
     }
 
-    @Test(.enabled(if: SyntheticDialogue.espeakAvailable, "apt-get install espeak-ng"), arguments: [2, 3])
+    @Test(.enabled(if: SpeechSynthesis.available, "apt-get install espeak-ng"), arguments: [2, 3])
     func syntheticDialogueDER(speakers: Int) throws {
         let dialogue = try #require(Shared.dialogues[speakers])
         let result = try Diarizer(embedder: #require(Shared.embedder)).diarize(samples: dialogue.samples)
@@ -61,7 +62,7 @@ struct DiarizationQualityTests {
     }
 
     /// Changes without a pause: 11.2 % DER from the 2.5 s sub-segment grid alone, 2.0 % after boundary refinement.
-    @Test(.enabled(if: SyntheticDialogue.espeakAvailable, "apt-get install espeak-ng"))
+    @Test(.enabled(if: SpeechSynthesis.available, "apt-get install espeak-ng"))
     func speakerChangeWithoutPauseIsLocated() throws {
         let dialogue = try #require(Shared.dialogues[-2])
         let embedder = try #require(Shared.embedder)
@@ -75,7 +76,7 @@ struct DiarizationQualityTests {
         #expect(try Shared.der(coarse, reference: Shared.reference(dialogue)).errorRate > score.errorRate)
     }
 
-    @Test(.enabled(if: SyntheticDialogue.espeakAvailable, "apt-get install espeak-ng"))
+    @Test(.enabled(if: SpeechSynthesis.available, "apt-get install espeak-ng"))
     func requestedSpeakerCountIsHonoured() throws {
         let embedder = try #require(Shared.embedder)
         let two = try #require(Shared.dialogues[2]), three = try #require(Shared.dialogues[3])
@@ -94,7 +95,7 @@ struct DiarizationQualityTests {
         #expect(try Shared.der(known, reference: Shared.reference(three)).errorRate <= 0.03)
     }
 
-    @Test(.enabled(if: SyntheticDialogue.espeakAvailable, "apt-get install espeak-ng"))
+    @Test(.enabled(if: SpeechSynthesis.available, "apt-get install espeak-ng"))
     func longSegmentIsSplitAtTheWordWhereTheSpeakerChanges() throws {
         let dialogue = try #require(Shared.dialogues[2])
         // One ASR segment over turns 1–2 (as Whisper might return when the pause is short), words evenly spaced.

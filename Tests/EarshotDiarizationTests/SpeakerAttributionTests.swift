@@ -1,6 +1,7 @@
 import EarshotDiarization
 import EarshotEval
 import EarshotSpeech
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -43,11 +44,10 @@ struct SpeakerAttributionTests {
         } throws: { error in (error as? DiarizationError)?.message.contains("empty") == true }
     }
 
-    @Test(.enabled(if: SyntheticDialogue.espeakAvailable, "espeak-ng not installed"))
+    @Test(.enabled(if: SpeechSynthesis.available, "espeak-ng not installed"))
     func aMatchingSpeakerTakesTheEnrolledNameAndAnAbsentVoiceNamesNobody() async throws {
         let attribution = try #require(Self.attribution)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-vp-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.makeTemporaryDirectory("vp")
         defer { try? FileManager.default.removeItem(at: directory) }
         let dialogue = try SyntheticDialogue.make(speakers: 2, turnCount: 8, directory: directory)
         let voices = try (0..<3).map { try enrolmentSample(voice: $0, directory: directory) }
@@ -76,11 +76,10 @@ struct SpeakerAttributionTests {
         #expect(Set(unnamed.segments.compactMap(\.speaker)) == ["发言人 1", "发言人 2"])
     }
 
-    @Test(.enabled(if: SyntheticDialogue.espeakAvailable, "espeak-ng not installed"))
+    @Test(.enabled(if: SpeechSynthesis.available, "espeak-ng not installed"))
     func aSegmentSpanningASpeakerChangeIsSplitAtTheWord() async throws {
         let attribution = try #require(Self.attribution)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-split-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestEnvironment.makeTemporaryDirectory("split")
         defer { try? FileManager.default.removeItem(at: directory) }
         let dialogue = try SyntheticDialogue.make(speakers: 2, turnCount: 6, directory: directory)
         // One ASR segment over two turns of different speakers, with a word in the middle of each turn.
@@ -112,19 +111,10 @@ struct SpeakerAttributionTests {
 
     /// Three sentences (not in the dialogues) spoken by voice `index`.
     func enrolmentSample(voice index: Int, directory: URL) throws -> [Float] {
-        let lines = [
-            "The quick brown fox jumps over the lazy dog near the river bank.",
-            "Please remember to bring your umbrella, the forecast says it will rain all afternoon.",
-            "Our meeting has been moved to Thursday at half past two in the small conference room.",
-        ]
         var samples: [Float] = []
-        for (n, line) in lines.enumerated() {
+        for (n, line) in SpeechSynthesis.enrolmentLines.enumerated() {
             let wav = directory.appendingPathComponent("enrol-\(index)-\(n).wav")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["espeak-ng", "-v", SyntheticDialogue.voices[index], "-s", "165", "-w", wav.path, line]
-            try process.run()
-            process.waitUntilExit()
+            try SpeechSynthesis.speak(line, voice: SpeechSynthesis.voices[index], to: wav)
             samples += try TestData.decode(wav.path) + [Float](repeating: 0, count: 8_000)
         }
         return samples

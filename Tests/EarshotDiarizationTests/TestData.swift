@@ -1,22 +1,18 @@
 import EarshotAudio
+// Re-exported to every file of this target, so that SyntheticDialogue.swift (which Benchmarks/diarization compiles
+// too) sees SpeechSynthesis without importing a module the benchmark does not have.
+@_exported public import EarshotTestSupport
 import Foundation
 
 /// Paths and loaders shared by the diarization tests.
 enum TestData {
-    static var home: String {
-        let env = ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? ""
-        return env.isEmpty ? NSHomeDirectory() + "/.cache/earshot" : env
-    }
-    static var sampleWAV: String { home + "/testdata/pyannote/sample.wav" }
-    static var sampleRTTM: String { home + "/testdata/pyannote/sample.rttm" }
-    static var weights: String { home + "/models/resemblyzer-0.1.4.eswt" }
+    static var sampleWAV: String { TestEnvironment.testdata("pyannote/sample.wav").path }
+    static var sampleRTTM: String { TestEnvironment.testdata("pyannote/sample.rttm").path }
+    static var weights: String { TestEnvironment.speakerWeights.path }
     static var hasSample: Bool { FileManager.default.fileExists(atPath: sampleWAV) }
     static var hasWeights: Bool { FileManager.default.fileExists(atPath: weights) }
 
-    static func fixture(_ name: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/diarization/\(name)")
-    }
+    static func fixture(_ name: String) -> URL { TestEnvironment.fixture("diarization/\(name)") }
 
     static func decode(_ path: String) throws -> [Float] {
         try AudioDecoder(contentsOf: URL(fileURLWithPath: path)).decodeAll()

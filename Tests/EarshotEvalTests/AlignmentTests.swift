@@ -1,4 +1,5 @@
 import EarshotEval
+import EarshotTestSupport
 import Testing
 
 /// Levenshtein alignment and the rates derived from it, on examples worked by hand.

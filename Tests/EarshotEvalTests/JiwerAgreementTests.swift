@@ -1,4 +1,5 @@
 import EarshotEval
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -32,9 +33,7 @@ import Testing
     }
 
     static func load() throws -> Fixture {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/eval/jiwer_pairs.json")
-        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: TestEnvironment.fixture("eval/jiwer_pairs.json")))
     }
 
     func check(_ result: (words: ErrorCounts, characters: ErrorCounts), _ expected: Expected, _ label: String) {

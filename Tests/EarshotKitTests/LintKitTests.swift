@@ -1,26 +1,19 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
 /// `scripts/lint-kit`, the Apple-platform check of EarshotKit's source, on the real tree and on planted mistakes.
 @Suite struct LintKitTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = TestEnvironment.repository
 
-    func lint(_ root: URL) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.repository.appendingPathComponent("scripts/lint-kit")
-        process.arguments = [root.path]
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let output = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    func lint(_ root: URL) throws -> ProcessResult {
+        try Program(Self.repository.appendingPathComponent("scripts/lint-kit")).runBlocking(
+            [root.path], timeout: .seconds(120))
     }
 
     @Test func theRepositoryIsClean() throws {
         let result = try lint(Self.repository)
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0, "\(result)")
     }
 
     /// A tree with `Package.swift` declaring `platforms` and the planted `Sources/EarshotKit/Bad.swift` below.
@@ -87,7 +80,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
 
         let result = try lint(root)
-        #expect(result.status == 1)
+        #expect(result.status == 1, "\(result)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("EarshotKit must depend on ['EarshotAPI'] only") })
         #expect(lines.contains { $0.contains("Bad.swift:2: import FoundationNetworking outside #if") })

@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotKit
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -55,16 +56,11 @@ struct TranscriptionEndToEndTests {
 
 /// The real model and clip that `make setup` / `make models` put in `$EARSHOT_HOME` (default `~/.cache/earshot`).
 enum RealAudio {
-    static var home: String {
-        ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    }
     /// The model behind `asr-fast` (`ModelTier.fast`).
-    static var model: String { home + "/models/ggml-base-q8_0.bin" }
-    static var jfk: URL { URL(fileURLWithPath: home + "/testdata/jfk.wav") }
+    static var model: String { TestEnvironment.asrFastModel.path }
+    static var jfk: URL { TestEnvironment.jfk }
 
-    static var available: Bool {
-        FileManager.default.fileExists(atPath: model) && FileManager.default.fileExists(atPath: jfk.path)
-    }
+    static var available: Bool { TestEnvironment.exist(TestEnvironment.asrFastModel, jfk) }
 
     static var missingReason: Comment {
         let missing = [model, jfk.path].filter { !FileManager.default.fileExists(atPath: $0) }

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotCrypto
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     /// A store whose catalog has one model, `name` (default `synthetic`), installed from a converted synthetic CT2
     /// model.
     func storeWithSyntheticModel(named name: String = "synthetic") throws -> (ModelStore, URL) {
-        let home = try temporaryDirectory("home")
+        let home = try TestEnvironment.makeTemporaryDirectory("home")
         let ct2 = try SyntheticCTranslate2Model().write()
         defer { try? FileManager.default.removeItem(at: ct2) }
         try FileManager.default.createDirectory(
@@ -29,7 +30,7 @@ import Testing
 
     @Test func scriptsModelsSHA256ListsExactlyTheCatalog() throws {
         let text = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("scripts/models.sha256"), encoding: .utf8)
+            contentsOf: TestEnvironment.repository.appendingPathComponent("scripts/models.sha256"), encoding: .utf8)
         let lines = text.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         let listed = Dictionary(uniqueKeysWithValues: lines.map { (String($0[1]), String($0[0])) })
         let catalog = Dictionary(uniqueKeysWithValues: ModelCatalog.standard.entries.map { ($0.fileName, $0.sha256) })
@@ -104,7 +105,7 @@ import Testing
     }
 
     @Test func aMissingModelNamesTheInstallCommand() throws {
-        let home = try temporaryDirectory("home")
+        let home = try TestEnvironment.makeTemporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let store = ModelStore(home: home.path)
         #expect(store.list().allSatisfy { !$0.isInstalled && $0.byteCount == nil })
@@ -160,7 +161,7 @@ import Testing
         ([0x6C, 0x6D], "only 2 bytes"),
     ])
     func otherFilesAreRejectedSayingWhatTheyAre(bytes: [UInt8], message: String) throws {
-        let directory = try temporaryDirectory()
+        let directory = try TestEnvironment.makeTemporaryDirectory("models")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("model.bin")
         try Data(bytes).write(to: path)

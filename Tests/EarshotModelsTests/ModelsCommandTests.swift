@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -5,37 +6,16 @@ import Testing
 
 /// `earshot models …` as a user runs it: the built binary in a child process with its own EARSHOT_HOME.
 @Suite struct ModelsCommandTests {
-    static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("earshot")
-            .path
-    }
-
     /// Runs `earshot ARGS` with `EARSHOT_HOME=home`; returns exit status, stdout and stderr.
-    func earshot(_ arguments: [String], home: String) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("EARSHOT_") }
-        environment["EARSHOT_HOME"] = home
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
-        )
+    func earshot(_ arguments: [String], home: String) throws -> ProcessResult {
+        try Program.earshot.runBlocking(arguments, environment: ["EARSHOT_HOME": home], timeout: .seconds(120))
     }
 
     @Test func listShowsEveryCatalogModelAsMissingInAnEmptyHome() throws {
-        let home = try temporaryDirectory("home")
+        let home = try TestEnvironment.makeTemporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let result = try earshot(["models", "list"], home: home.path)
-        #expect(result.status == 0)
+        #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("NAME") == true)
         for name in ["ggml-base.bin", "ggml-base-q8_0.bin", "ggml-tiny.en.bin", "ggml-tiny.en-q8_0.bin"] {
@@ -51,10 +31,10 @@ import Testing
 
     @Test(arguments: ["asr-pro", "ikho-asr-pro", "whisper-1"])
     func pathOfAMissingModelFailsWithTheInstallCommand(name: String) throws {
-        let home = try temporaryDirectory("home")
+        let home = try TestEnvironment.makeTemporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let result = try earshot(["models", "path", name], home: home.path)
-        #expect(result.status == 1)
+        #expect(result.status == 1, "\(result)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("model 'base-q8_0' is not installed"))
         #expect(result.stderr.contains("earshot models install base-q8_0"))
@@ -69,33 +49,33 @@ import Testing
         #expect(converted.stdout.hasPrefix(output))
         #expect(converted.stdout.contains("sha256 "))
         let path = try earshot(["models", "path", output], home: directory.path)
-        #expect(path.status == 0)
+        #expect(path.status == 0, "\(path)")
         #expect(path.stdout == output + "\n")
         let ct2 = try earshot(["models", "path", directory.path + "/model.bin"], home: directory.path)
-        #expect(ct2.status == 1)
+        #expect(ct2.status == 1, "\(ct2)")
         #expect(
             ct2.stderr.contains(
                 "is a CTranslate2 model; convert it with `earshot models convert \(directory.path) OUT.bin`"))
     }
 
     @Test func convertErrorsAreClear() throws {
-        let home = try temporaryDirectory("home")
+        let home = try TestEnvironment.makeTemporaryDirectory("home")
         defer { try? FileManager.default.removeItem(at: home) }
         let missing = try earshot(["models", "convert", "/nonexistent/ct2", home.path + "/x.bin"], home: home.path)
-        #expect(missing.status == 1)
+        #expect(missing.status == 1, "\(missing)")
         #expect(missing.stderr.contains("/nonexistent/ct2: no such directory"))
         let notCT2 = try earshot(["models", "convert", home.path, home.path + "/x.bin"], home: home.path)
-        #expect(notCT2.status == 1)
+        #expect(notCT2.status == 1, "\(notCT2)")
         #expect(notCT2.stderr.contains("is not a CTranslate2 model directory (no model.bin)"))
         let badType = try earshot(
             ["models", "convert", home.path, home.path + "/x.bin", "--quantize", "q9"], home: home.path)
-        #expect(badType.status == 64)
+        #expect(badType.status == 64, "\(badType)")
         #expect(badType.stderr.contains("unknown quantization 'q9'"))
         let usage = try earshot(["models", "convert", home.path], home: home.path)
-        #expect(usage.status == 64)
+        #expect(usage.status == 64, "\(usage)")
         #expect(usage.stderr.contains("needs a CTranslate2 model directory and an output file"))
         let unknown = try earshot(["models", "lsit"], home: home.path)
-        #expect(unknown.status == 64)
+        #expect(unknown.status == 64, "\(unknown)")
         #expect(unknown.stderr.contains("did you mean 'list'?"))
     }
 
@@ -128,7 +108,7 @@ import Testing
         let list = try earshot(["models", "list"], home: home)
         #expect(list.stdout.split(separator: "\n").filter { $0.contains(" installed ") }.count == 4)
         let verify = try earshot(["models", "verify", "tiny.en-q8_0"], home: home)
-        #expect(verify.status == 0)
+        #expect(verify.status == 0, "\(verify)")
         #expect(verify.stdout.hasPrefix("ok"))
     }
 }

@@ -1,3 +1,4 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -37,16 +38,16 @@ struct RealModelFilesTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: RealHome.whisperCLI), "whisper-cli is not built"),
         .enabled(if: FileManager.default.fileExists(atPath: RealHome.jfk), "testdata/jfk.wav is missing"))
     func whisperCppTranscribesJFKWithTheConvertedModel() throws {
-        let text = try #require(
-            output(
-                of: RealHome.whisperCLI,
-                ["-m", try RealHome.store.path(for: "base"), "-f", RealHome.jfk, "-nt", "-t", "2"]))
+        let whisper = Program(URL(fileURLWithPath: RealHome.whisperCLI))
+        let result = try whisper.runBlocking(
+            ["-m", try RealHome.store.path(for: "base"), "-f", RealHome.jfk, "-nt", "-t", "2"], timeout: .seconds(300))
+        try #require(result.status == 0, "\(result)")
         // Compare words only: punctuation varies with the decoding mode.
         func words(_ text: String) -> String {
             text.lowercased().unicodeScalars.filter { CharacterSet.letters.contains($0) || $0 == " " || $0 == "\n" }
                 .map(String.init).joined().split(whereSeparator: \.isWhitespace).joined(separator: " ")
         }
-        let transcript = words(String(decoding: text, as: UTF8.self))
+        let transcript = words(result.stdout)
         #expect(
             transcript
                 == words(

@@ -1,20 +1,10 @@
+import EarshotTestSupport
 import Foundation
 import Testing
 
 @testable import EarshotModels
 
-/// A fresh directory under the system temporary directory; the caller removes it.
-func temporaryDirectory(_ label: String = "models") throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-\(label)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-/// The checkout this test bundle was built from (for `scripts/models.sha256`).
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-
-/// What the real Earshot home (`$EARSHOT_HOME`, else `~/.cache/earshot`) holds; `scripts/setup-models` fills it.
+/// What the real Earshot home (``TestEnvironment/home``) holds; `scripts/setup-models` fills it.
 enum RealHome {
     static let store = ModelStore()
 
@@ -34,18 +24,10 @@ enum RealHome {
         "openai-whisper assets missing under $EARSHOT_HOME/downloads: run scripts/setup-models"
 }
 
-/// Runs a program and returns its stdout; nil when it cannot run or fails.
-func output(of executable: String, _ arguments: [String]) -> Data? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [executable] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return process.terminationStatus == 0 ? data : nil
+/// Runs a tool on PATH and returns its stdout; nil when it is not installed or fails.
+func output(of tool: String, _ arguments: [String]) -> Data? {
+    guard let result = try? Program.tool(tool)?.runBlocking(arguments), result.status == 0 else { return nil }
+    return result.stdoutData
 }
 
 /// The float32 array in a NumPy `.npy` file (format 1.x/2.x, little-endian `<f4`).

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotHTTP
 import EarshotNotes
+import EarshotTestSupport
 import Foundation
 import Synchronization
 
@@ -57,10 +58,7 @@ enum Transcripts {
 /// The built-in model installed by scripts/setup-llm (make setup), shared by the suites that need it.
 enum BuiltInModel {
     static var configuration: ManagedLlamaServer.Configuration {
-        let home =
-            ProcessInfo.processInfo.environment["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? NSHomeDirectory() + "/.cache/earshot"
-        var configuration = ManagedLlamaServer.Configuration.installed(home: home)
+        var configuration = ManagedLlamaServer.Configuration.installed(home: TestEnvironment.home.path)
         configuration.startupTimeout = .seconds(180)
         configuration.requestTimeout = .seconds(300)
         return configuration

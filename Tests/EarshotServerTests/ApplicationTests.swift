@@ -96,16 +96,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withApplication(in: directory) { _ in }
         // Pretend a newer binary migrated the file.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = [
-            "python3", "-c",
+        let python = try #require(Program.tool("python3"), "python3 is not installed")
+        let sqlite = try await python.run([
+            "-c",
             "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"insert into schema_migrations(version,name,checksum,applied_at) values (999,'future','x','now')\"); c.commit()",
             directory.appendingPathComponent("earshot.sqlite").path,
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        try #require(sqlite.terminationStatus == 0)
+        ])
+        try #require(sqlite.status == 0, "\(sqlite)")
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory.path

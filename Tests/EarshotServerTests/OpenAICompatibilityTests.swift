@@ -16,41 +16,18 @@ struct OpenAICompatibilityTests {
     static func python() async throws -> String? {
         let venv = TestAudio.home + "/venv"
         let python = venv + "/bin/python"
-        if try await run(python, ["-c", "import openai"]).status == 0 { return python }
+        if try await succeeds(python, ["-c", "import openai"]) { return python }
         if !FileManager.default.fileExists(atPath: python) {
-            guard try await run("/usr/bin/python3", ["-m", "venv", venv]).status == 0 else { return nil }
+            guard try await succeeds("/usr/bin/python3", ["-m", "venv", venv]) else { return nil }
         }
-        guard try await run(python, ["-m", "pip", "install", "-q", "openai"]).status == 0 else { return nil }
-        return try await run(python, ["-c", "import openai"]).status == 0 ? python : nil
+        guard try await succeeds(python, ["-m", "pip", "install", "-q", "openai"]) else { return nil }
+        return try await succeeds(python, ["-c", "import openai"]) ? python : nil
     }
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
-        -> (status: Int32, stdout: String, stderr: String)
-    {
-        guard FileManager.default.isExecutableFile(atPath: executable) else { return (127, "", "no \(executable)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Drain both pipes on dispatch threads: a blocking read on the cooperative pool (two threads here) would
-        // starve the in-process server the child is talking to.
-        func drain(_ pipe: Pipe) async -> Data {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
-                }
-            }
-        }
-        async let stdout = drain(out)
-        async let stderr = drain(err)
-        let (o, e) = await (stdout, stderr)
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    /// True when `executable` exists and exits with status 0.
+    static func succeeds(_ executable: String, _ arguments: [String]) async throws -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: executable) else { return false }
+        return try await Program(URL(fileURLWithPath: executable)).run(arguments, timeout: .seconds(600)).status == 0
     }
 
     static let script = #"""
@@ -107,13 +84,13 @@ struct OpenAICompatibilityTests {
             let (_, partnerToken, userToken) = try await platform.newUser()
             let script = platform.directory.appendingPathComponent("client.py")
             try Data(Self.script.utf8).write(to: script)
-            let result = try await Self.run(
-                python, [script.path],
+            let result = try await Program(URL(fileURLWithPath: python)).run(
+                [script.path],
                 environment: [
                     "BASE": platform.base.absoluteString, "TOKEN": partnerToken, "USER_TOKEN": userToken,
                     "AUDIO": TestAudio.home + "/testdata/jfk.wav",
-                ])
-            try #require(result.status == 0, "\(result.stderr)")
+                ], timeout: .seconds(600))
+            try #require(result.status == 0, "\(result)")
             let out = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             let phrase = "ask not what your country can do for you"
             #expect((out["json"] as? String)?.lowercased().contains(phrase) == true)

@@ -1,11 +1,12 @@
+import EarshotTestSupport
 import Foundation
 
-/// Paths to the machine's test audio and models (installed by `make setup` under `$EARSHOT_HOME`).
+/// Paths to the machine's test audio and models (installed by `make setup` under ``TestEnvironment/home``).
 enum Fixtures {
-    static let home: String =
-        ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    static func model(_ name: String) -> String { home + "/models/" + name }
-    static func testdata(_ path: String) -> String { home + "/testdata/" + path }
+    /// The model home the tests use (``TestEnvironment/home``).
+    static var home: String { TestEnvironment.home.path }
+    static func model(_ name: String) -> String { TestEnvironment.model(name).path }
+    static func testdata(_ path: String) -> String { TestEnvironment.testdata(path).path }
     static var vocabularyOnlyModel: String { model("for-tests-ggml-tiny.bin") }
     static var silero: String { model("silero-v6.2.0-ggml.bin") }
     /// The model the transcription tests use: base q8_0 (the `asr-fast` file).
@@ -13,10 +14,7 @@ enum Fixtures {
     static var hasBase: Bool { FileManager.default.fileExists(atPath: baseQ8) }
 
     /// Committed golden files.
-    static func golden(_ name: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/speech/\(name)")
-    }
+    static func golden(_ name: String) -> URL { TestEnvironment.fixture("speech/\(name)") }
 
     /// 16-bit PCM WAV or headerless s16le (`.raw`) at 16 kHz mono, as Float in −1…1 (tests only; production
     /// decoding is EarshotAudio's).

@@ -1,5 +1,6 @@
 import EarshotCrypto
 import EarshotStore
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -22,27 +23,20 @@ import Testing
         }
 
         let ready = dir.url.appendingPathComponent("ready")
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "childWriterKilledMidStream"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.rootVariable] = dir.url.path
-        child.environment = environment
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let child = try Program.testBinary.start(
+            ["--testing-library", "swift-testing", "--filter", "childWriterKilledMidStream"],
+            environment: [Self.rootVariable: dir.url.path])
         let deadline = ContinuousClock.now + .seconds(60)
         while !FileManager.default.fileExists(atPath: ready.path) {
             guard child.isRunning, ContinuousClock.now < deadline else {
-                Issue.record("the child writer did not reach 8 MB (running: \(child.isRunning))")
-                child.terminate()
+                Issue.record("the child writer did not reach 8 MB: \(child.diagnostics)")
+                child.stop()
                 return
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
+        let killed = child.kill()
+        #expect(killed.signal == SIGKILL, "\(killed)")
 
         // The kill left a partial temporary file, and the old blob untouched.
         let temporary = root.appendingPathComponent(".tmp")

@@ -4,8 +4,8 @@ public import Testing
 /// Process-wide measurements (resident memory) for tests that must not see other tests' allocations.
 ///
 /// Swift Testing runs suites in parallel inside one process, so a test that asserts on the process's RSS would
-/// also count what other suites allocate at the same moment. ``runsIsolated(_:timeout:)`` re-runs the calling
-/// test alone in a child process of this test binary and reports the child's result.
+/// also count what other suites allocate at the same moment. ``runsIsolated(_:timeout:sourceLocation:)`` re-runs
+/// the calling test alone in a child process of this test binary and reports the child's result.
 public enum IsolatedProcess {
     static let variable = "EARSHOT_ISOLATED_TEST"
 
@@ -19,39 +19,22 @@ public enum IsolatedProcess {
     ) async throws -> Bool {
         let name = String(testName.prefix { $0 != "(" })
         if ProcessInfo.processInfo.environment[variable] == name { return true }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", name]
-        var environment = ProcessInfo.processInfo.environment
-        environment[variable] = name
-        child.environment = environment
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-isolated-\(UUID()).log")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
+        let child = try Program.testBinary.start(
+            ["--testing-library", "swift-testing", "--filter", name], environment: [variable: name])
+        let result: ProcessResult
+        do {
+            result = try await child.waitForExit(timeout: timeout)
+        } catch let error as ChildProcessError {
+            Issue.record("\(name) did not finish in its own process: \(error)", sourceLocation: sourceLocation)
+            return false
         }
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        child.standardOutput = handle
-        child.standardError = handle
-        try child.run()
-        let deadline = ContinuousClock.now + timeout
-        while child.isRunning {
-            if ContinuousClock.now > deadline {
-                child.terminate()
-                Issue.record(
-                    "\(name) did not finish within \(timeout) in its own process", sourceLocation: sourceLocation)
-                return false
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try handle.close()
-        let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let log = result.stdout + result.stderr
         let ranOne = log.contains("Test run with 1 test")
-        if child.terminationStatus != 0 || !ranOne {
+        if result.status != 0 || !ranOne {
             let failures = log.split(separator: "\n").filter { $0.contains("✘") || $0.contains("recorded an issue") }
             Issue.record(
                 Comment(
-                    rawValue: "\(name) failed in its own process (exit \(child.terminationStatus)):\n"
+                    rawValue: "\(name) failed in its own process (\(result.ending)):\n"
                         + (failures.isEmpty ? String(log.suffix(2000)) : failures.joined(separator: "\n"))),
                 sourceLocation: sourceLocation)
         }

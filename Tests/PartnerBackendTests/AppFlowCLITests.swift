@@ -1,19 +1,17 @@
 import EarshotKit
+import EarshotTestSupport
 import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `app-flow`, the app side of seed 001 as a command line, run as a child process against real `earshot serve`
 /// and `partner-backend` processes: the whole flow on a real clip, and an upload SIGKILLed between parts that a
 /// second run resumes from its journal.
-@Suite(.serialized) struct AppFlowCLITests {
-    static var appFlow: URL { PartnerStack.binaries.appendingPathComponent("app-flow") }
+@Suite(.serialized, .exclusive("speech decoding")) struct AppFlowCLITests {
+    static let appFlow = Program.built("app-flow")
 
     static func arguments(_ stack: PartnerStack, session: String = "session-alice") -> [String] {
         ["--earshot", stack.earshot.absoluteString, "--backend", stack.backend.absoluteString, "--session", session]
@@ -21,19 +19,19 @@ import Testing
 
     @Test(.enabled(if: AppFlowTests.modelsInstalled, "needs the asr-fast model and jfk.wav: run `make models`"))
     func theCommandLineRunsTheSeedFlowOnARealClip() async throws {
-        let usage = try await Child.run(Self.appFlow, [])
+        let usage = try await Self.appFlow.run()
         #expect(usage.status == 64 && usage.stderr.contains("usage: app-flow"), "\(usage.stderr)")
 
         try await PartnerStack.with { stack in
             // An app session the backend does not know: one line naming the code and status, exit 1.
-            let refused = try await Child.run(
-                Self.appFlow, Self.arguments(stack, session: "session-stolen") + [AppFlowTests.jfk.path])
+            let refused = try await Self.appFlow.run(
+                Self.arguments(stack, session: "session-stolen") + [AppFlowTests.jfk.path])
             #expect(refused.status == 1, "\(refused.stderr)")
             #expect(refused.stderr.contains("UNAUTHORIZED") && refused.stderr.contains("HTTP 401"), "\(refused.stderr)")
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
 
-            let result = try await Child.run(
-                Self.appFlow, Self.arguments(stack) + [AppFlowTests.jfk.path], timeout: .seconds(600))
+            let result = try await Self.appFlow.run(
+                Self.arguments(stack) + [AppFlowTests.jfk.path], timeout: .seconds(600))
             #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
             let size = try FileManager.default.attributesOfItem(atPath: AppFlowTests.jfk.path)[.size] as! Int
             #expect(result.stdout.contains("upload 0/\(size) bytes 0% (part 0/1)"), "\(result.stdout)")
@@ -64,7 +62,7 @@ import Testing
             #expect(!killed.output.contains("uploaded "), "\(killed.output)")
 
             // Second run, same journal and file: only the missing parts, then the transcript.
-            let result = try await Child.run(Self.appFlow, arguments, timeout: .seconds(600))
+            let result = try await Self.appFlow.run(arguments, timeout: .seconds(600))
             #expect(result.status == 0, "\(result.stderr)\n\(result.stdout)")
             let progress = Self.parts(in: result.stdout)
             let resumedAt = try #require(progress.first, "\(result.stdout)").done
@@ -102,51 +100,26 @@ import Testing
     static func runKilling(
         _ arguments: [String], afterParts: Int, timeout: Duration = .seconds(120)
     ) async throws -> (seen: Int, total: Int, output: String) {
-        let process = Process()
-        process.executableURL = appFlow
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let descriptor = out.fileHandleForReading.fileDescriptor
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        var output = ""
-        var chunk = [UInt8](repeating: 0, count: 4096)
+        let child = try appFlow.start(arguments)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count > 0 {
-                output += String(decoding: chunk[..<count], as: UTF8.self)
-                if let last = parts(in: output).last, last.done >= afterParts {
-                    kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
-                    #expect(process.terminationReason == .uncaughtSignal)
-                    return (last.done, last.total, output)
-                }
-                continue
+            let output = child.output(.stdout)
+            if let last = parts(in: output).last, last.done >= afterParts {
+                let killed = child.kill()
+                #expect(killed.signal == SIGKILL, "\(killed)")
+                return (last.done, last.total, output)
             }
-            if count == 0 && !process.isRunning { break }
+            guard child.isRunning else { break }
             try await Task.sleep(for: .milliseconds(2))
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        throw StackError("app-flow never reported \(afterParts) parts: \(output)")
+        let ended = child.kill()
+        throw ChildProcessError("app-flow never reported \(afterParts) parts: \(ended.stdout)", ended)
     }
 
     /// A valid 16-bit PCM WAV at 48 kHz stereo holding a 16 kHz mono WAV's speech `times` times (≈ 2 MiB per
     /// jfk.wav), so a real clip fills many upload parts and still transcribes in seconds.
     static func stereo48kWAV(repeating source: URL, times: Int) throws -> Data {
-        let bytes = [UInt8](try Data(contentsOf: source))
-        func u32(_ at: Int) -> Int {
-            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
-        }
-        var offset = 12
-        while offset + 8 <= bytes.count, String(decoding: bytes[offset..<offset + 4], as: UTF8.self) != "data" {
-            offset += 8 + u32(offset + 4) + (u32(offset + 4) & 1)
-        }
-        let start = offset + 8
-        let samples = bytes[start..<min(bytes.count, start + u32(offset + 4))]
+        let samples = [UInt8](TestWAV.chunks(of: try Data(contentsOf: source)).data)
         var frames: [UInt8] = []
         frames.reserveCapacity(samples.count * 6 * times)
         for _ in 0..<times {

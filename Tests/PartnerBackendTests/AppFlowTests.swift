@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotEval
 import EarshotKit
+import EarshotTestSupport
 import Foundation
 import Testing
 
@@ -11,15 +12,9 @@ import Testing
 /// Seed 001 end to end across real processes: the app gets a user token from the partner backend, uploads a real
 /// clip with EarshotKit's FileUploader, reports it to the backend, polls the backend for the transcript; Earshot
 /// calls the backend's webhook, which verifies the signature.
-@Suite(.serialized) struct AppFlowTests {
-    static var home: String {
-        ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    }
-    static var jfk: URL { URL(fileURLWithPath: home + "/testdata/jfk.wav") }
-    static var modelsInstalled: Bool {
-        FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
-            && FileManager.default.fileExists(atPath: jfk.path)
-    }
+@Suite(.serialized, .exclusive("speech decoding")) struct AppFlowTests {
+    static var jfk: URL { TestEnvironment.jfk }
+    static var modelsInstalled: Bool { TestEnvironment.exist(TestEnvironment.asrFastModel, jfk) }
     static let reference =
         "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
 

@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotKit
+import EarshotTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -158,10 +159,10 @@ import Testing
     }
 
     @Test func theBackendRefusesToStartWithoutItsConfiguration() async throws {
-        let result = try await Child.run(
-            PartnerStack.binaries.appendingPathComponent("partner-backend"), [],
+        let backend = Program(TestEnvironment.product("partner-backend"), inheritance: .none)
+        let result = try await backend.run(
             environment: ["PATH": "/usr/bin:/bin", "BACKEND_PORT": "70000", "BACKEND_SESSIONS": "no-user-here"])
-        #expect(result.status == 64)
+        #expect(result.status == 64, "\(result)")
         for problem in [
             "EARSHOT_URL is not set", "EARSHOT_CLIENT_ID is not set", "EARSHOT_CLIENT_SECRET is not set",
             "BACKEND_PORT '70000' is not a port number",

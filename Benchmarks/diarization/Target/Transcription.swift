@@ -74,11 +74,6 @@ func transcriptionTimes(cases: [Case], embedder: ResemblyzerEmbedder) async thro
 /// - espeak-ng: each voice enrolled from three sentences that are not in the dialogues.
 /// - pyannote sample: each reference speaker enrolled from their turns in the first half; the second half diarized.
 func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: URL) throws {
-    let enrolmentLines = [
-        "The quick brown fox jumps over the lazy dog near the river bank.",
-        "Please remember to bring your umbrella, the forecast says it will rain all afternoon.",
-        "Our meeting has been moved to Thursday at half past two in the small conference room.",
-    ]
     let diarizer = try Diarizer(embedder: embedder)
     func enrol(_ samples: [Float]) throws -> [Float] {
         let result = try diarizer.diarize(samples: samples)
@@ -89,17 +84,13 @@ func calibrateVoiceprints(cases: [Case], embedder: ResemblyzerEmbedder, work: UR
     func dot(_ a: [Float], _ b: [Float]) -> Float { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
     var same: [Float] = [], other: [Float] = []
     for c in cases where c.name.hasPrefix("espeak") {
-        let voices = Array(SyntheticDialogue.voices.prefix(c.speakers))
+        let voices = Array(SpeechSynthesis.voices.prefix(c.speakers))
         var prints: [String: [Float]] = [:]
         for (v, voice) in voices.enumerated() {
             var samples: [Float] = []
-            for (n, line) in enrolmentLines.enumerated() {
+            for (n, line) in SpeechSynthesis.enrolmentLines.enumerated() {
                 let wav = work.appendingPathComponent("enrol-\(v)-\(n).wav")
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = ["espeak-ng", "-v", voice, "-s", "165", "-w", wav.path, line]
-                try process.run()
-                process.waitUntilExit()
+                try SpeechSynthesis.speak(line, voice: voice, to: wav)
                 samples += try AudioDecoder(contentsOf: wav).decodeAll() + [Float](repeating: 0, count: 8_000)
             }
             prints["S\(v + 1)"] = try enrol(samples)

@@ -31,7 +31,8 @@ guard !databasePath.isEmpty else {
 
 // MARK: Synthetic text
 
-/// SplitMix64: the same records on every run and machine.
+/// SplitMix64: the same records on every run and machine. (The tests' copy is in Tests/EarshotTestSupport, which an
+/// executable cannot depend on: it links Swift Testing.)
 struct Random: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {

@@ -3,6 +3,7 @@ import EarshotCore
 import EarshotCrypto
 import EarshotHTTP
 import EarshotKit
+import EarshotServerTestSupport
 import EarshotStore
 import Foundation
 import Synchronization
@@ -14,25 +15,24 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A real platform server (SQLite + blobs in a temp dir, port 0) behind a small forwarding proxy that the SDK talks
-/// to. The proxy counts part `PUT`s and can fail, hold or corrupt them, which URLProtocol cannot do reliably on
-/// Linux. The server's `public-url` is the proxy, so presigned URLs go through it too.
+/// The in-process platform server (``TestPlatform``, without its one-at-a-time gate) behind a small forwarding proxy
+/// that the SDK talks to. The proxy counts part `PUT`s and can fail, hold or corrupt them, which URLProtocol cannot
+/// do reliably on Linux. The server's `public-url` is the proxy, so presigned URLs go through it too.
 struct KitPlatform: Sendable {
     /// The proxy's base URL: give it to the SDK.
     let base: URL
-    /// The server's own base URL (no proxy).
-    let directBase: URL
-    let directory: URL
-    let configuration: ServerConfiguration
+    /// The server itself (no proxy).
+    let server: TestPlatform
     let proxy: ProxyControl
+
+    /// The server's own base URL (no proxy).
+    var directBase: URL { server.base }
+    var directory: URL { server.directory }
+    var configuration: ServerConfiguration { server.configuration }
 
     static func with(
         chunkSize: Int = 5 << 20, _ body: @Sendable (KitPlatform) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-kit-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-
         let control = ProxyControl()
         let proxy = HTTPServer(
             router: control.router(),
@@ -40,29 +40,16 @@ struct KitPlatform: Sendable {
         let proxying = Task { try await proxy.run() }
         defer { proxying.cancel() }
         let proxyPort = try await proxy.waitUntilListening()
+        let base = URL(string: "http://127.0.0.1:\(proxyPort)")!
 
-        var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.dataDirectory = directory.path
-        configuration.shutdownGrace = .seconds(2)
-        configuration.uploadChunkSize = chunkSize
-        configuration.uploadMaxFileSize = 64 << 20
-        configuration.publicURL = "http://127.0.0.1:\(proxyPort)"
-        let application = Application(configuration: configuration)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let serving = Task { try await application.run { continuation.yield($0) } }
-        defer { serving.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
-        control.upstream.withLock { $0 = port }
-
-        let platform = KitPlatform(
-            base: URL(string: "http://127.0.0.1:\(proxyPort)")!, directBase: URL(string: "http://127.0.0.1:\(port)")!,
-            directory: directory, configuration: configuration, proxy: control)
-        try await body(platform)
-        serving.cancel()
-        try await serving.value
+        try await TestPlatform.with(serialized: false) { configuration in
+            configuration.uploadChunkSize = chunkSize
+            configuration.uploadMaxFileSize = 64 << 20
+            configuration.publicURL = base.absoluteString
+        } _: { server in
+            control.upstream.withLock { $0 = server.base.port ?? 0 }
+            try await body(KitPlatform(base: base, server: server, proxy: control))
+        }
         proxying.cancel()
         try? await proxying.value
     }
@@ -70,7 +57,7 @@ struct KitPlatform: Sendable {
     // MARK: Partners and tokens
 
     func createPartner(_ name: String = "Acme") async throws -> PartnerCredentials {
-        try await PartnerAdministration(configuration: configuration).create(name: name)
+        try await server.createPartner(name)
     }
 
     /// A user token issued through the SDK's partner helper.
@@ -194,16 +181,10 @@ final class ProxyControl: Sendable {
     }
 }
 
-/// Deterministic pseudo-random bytes written to a temp file.
+/// Deterministic pseudo-random bytes (``testContent(_:seed:)``) written to a temp file.
 func makeTestFile(_ count: Int, seed: UInt64 = 42, in directory: URL, name: String = "memo.m4a") throws -> URL {
-    var state = seed
-    var bytes = [UInt8](repeating: 0, count: count)
-    for index in bytes.indices {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
-    }
     let url = directory.appendingPathComponent(name)
-    try Data(bytes).write(to: url)
+    try testContent(count, seed: seed).write(to: url)
     return url
 }
 

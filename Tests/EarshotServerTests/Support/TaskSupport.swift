@@ -6,44 +6,20 @@ import Testing
 
 /// Helpers for the transcription task tests: real audio from the setup cache, task creation and polling.
 enum TestAudio {
-    static var home: String {
-        ProcessInfo.processInfo.environment["EARSHOT_HOME"] ?? (NSHomeDirectory() + "/.cache/earshot")
-    }
+    /// The setup cache (``TestEnvironment/home``).
+    static var home: String { TestEnvironment.home.path }
 
     /// JFK's inaugural excerpt (11 s, 16 kHz mono WAV) from `$EARSHOT_HOME/testdata`.
     static func jfk() throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: home + "/testdata/jfk.wav"))
+        try Data(contentsOf: TestEnvironment.jfk)
     }
 
     /// JFK's excerpt repeated `times` times as one WAV (for decodes long enough to revoke or kill midway).
     static func longJFK(times: Int) throws -> Data {
-        let wav = try jfk()
-        // Find the "data" chunk.
-        var offset = 12
-        var pcm = Data()
-        var format = Data()
-        while offset + 8 <= wav.count {
-            let id = String(decoding: wav[offset..<offset + 4], as: UTF8.self)
-            let size =
-                Int(wav[offset + 4]) | Int(wav[offset + 5]) << 8 | Int(wav[offset + 6]) << 16
-                | Int(wav[offset + 7]) << 24
-            let body = wav[(offset + 8)..<min(offset + 8 + size, wav.count)]
-            if id == "fmt " { format = Data(body) }
-            if id == "data" { pcm = Data(body) }
-            offset += 8 + size + (size & 1)
-        }
-        var repeated = Data()
-        for _ in 0..<times { repeated.append(pcm) }
-        func le32(_ value: Int) -> Data { withUnsafeBytes(of: UInt32(value).littleEndian) { Data($0) } }
-        var out = Data("RIFF".utf8) + le32(4 + 8 + format.count + 8 + repeated.count) + Data("WAVE".utf8)
-        out += Data("fmt ".utf8) + le32(format.count) + format
-        out += Data("data".utf8) + le32(repeated.count) + repeated
-        return out
+        TestWAV.repeating(try jfk(), times: times)
     }
 
-    static var modelsInstalled: Bool {
-        FileManager.default.fileExists(atPath: home + "/models/ggml-base-q8_0.bin")
-    }
+    static var modelsInstalled: Bool { TestEnvironment.exist(TestEnvironment.asrFastModel) }
 }
 
 extension TestPlatform {

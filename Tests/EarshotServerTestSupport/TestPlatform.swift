@@ -1,32 +1,42 @@
-import EarshotAPI
-import EarshotCore
-import EarshotStore
-import Foundation
+public import EarshotAPI
+public import EarshotServer
+public import EarshotTestSupport
+public import Foundation
 import Testing
-
-@testable import EarshotServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// A real server (SQLite file + blob directory in a temp dir) on 127.0.0.1, port 0, for the platform API tests.
-struct TestPlatform: Sendable {
-    let base: URL
-    let directory: URL
-    let configuration: ServerConfiguration
+/// A real server in this process (the `Application`, with its SQLite file and blob directory in a temp dir) on
+/// 127.0.0.1, port 0: the platform API tests and the SDK's tests talk to it over HTTP.
+///
+/// `with` starts it, creates nothing else, runs the body and stops it; `createPartner`, `partnerToken`,
+/// `userToken` and `newUser` give a test its credentials.
+public struct TestPlatform: Sendable {
+    /// `http://127.0.0.1:PORT`.
+    public let base: URL
+    /// The data directory (database and blobs), removed after the body.
+    public let directory: URL
+    /// The configuration the application runs with.
+    public let configuration: ServerConfiguration
 
     /// Starts the application with `configure` applied to a test configuration, runs `body`, stops it.
-    static func with(
+    ///
+    /// - Parameter serialized: run while no other serialized platform runs (the default). The test process also
+    ///   runs suites that measure its resident memory (streamed uploads and decoding with flat RSS), and dozens of
+    ///   concurrent servers would skew them.
+    public static func with(
+        serialized: Bool = true,
         _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (TestPlatform) async throws -> Void
     ) async throws {
-        // One platform server at a time: the test process also runs suites that measure its resident memory
-        // (streamed uploads and decoding with flat RSS), and dozens of concurrent servers would skew them.
+        guard serialized else { return try await run(configure, body) }
         try await gate.withLock("server") { try await run(configure, body) }
     }
 
-    static let gate = KeyedLock()
+    /// What serialises the platform servers (and other tests that must not run beside them).
+    public static let gate = TaskGate()
 
     private static func run(
         _ configure: @Sendable (inout ServerConfiguration) -> Void,
@@ -45,10 +55,16 @@ struct TestPlatform: Sendable {
         configure(&configuration)
         let application = Application(configuration: configuration)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let serving = Task { try await application.run { continuation.yield($0) } }
+        let serving = Task {
+            defer { continuation.finish() }
+            try await application.run { continuation.yield($0) }
+        }
         defer { serving.cancel() }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
+        guard let port = await iterator.next() else {
+            try await serving.value  // the application ended before listening: its error
+            throw CancellationError()
+        }
         let platform = TestPlatform(
             base: URL(string: "http://127.0.0.1:\(port)")!, directory: directory, configuration: configuration)
         try await body(platform)
@@ -58,11 +74,11 @@ struct TestPlatform: Sendable {
 
     // MARK: Partners and tokens
 
-    func createPartner(_ name: String = "Acme") async throws -> PartnerCredentials {
+    public func createPartner(_ name: String = "Acme") async throws -> PartnerCredentials {
         try await PartnerAdministration(configuration: configuration).create(name: name)
     }
 
-    func partnerToken(_ credentials: PartnerCredentials) async throws -> String {
+    public func partnerToken(_ credentials: PartnerCredentials) async throws -> String {
         let response = try await send(
             "POST", APIPath.partnerToken,
             json: ["client_id": credentials.clientID, "client_secret": credentials.clientSecret])
@@ -70,7 +86,7 @@ struct TestPlatform: Sendable {
         return try response.decode(TokenResponse.self).accessToken
     }
 
-    func userToken(partnerToken: String, userID: String, ttl: Int? = nil) async throws -> String {
+    public func userToken(partnerToken: String, userID: String, ttl: Int? = nil) async throws -> String {
         var body: [String: Any] = ["user_id": userID]
         if let ttl { body["ttl_seconds"] = ttl }
         let response = try await send("POST", APIPath.userToken, token: partnerToken, json: body)
@@ -79,7 +95,7 @@ struct TestPlatform: Sendable {
     }
 
     /// A fresh partner and a token for its user `userID`.
-    func newUser(_ userID: String = "user-1", partner name: String = "Acme") async throws -> (
+    public func newUser(_ userID: String = "user-1", partner name: String = "Acme") async throws -> (
         partner: PartnerCredentials, partnerToken: String, userToken: String
     ) {
         let partner = try await createPartner(name)
@@ -87,39 +103,30 @@ struct TestPlatform: Sendable {
         return (partner, token, try await userToken(partnerToken: token, userID: userID))
     }
 
-    /// Reads the signing keys straight from the database (to forge tokens and URLs in tests).
-    func signingKey(_ purpose: Keyring.Purpose) async throws -> Keyring.Key {
-        let store = try await SQLiteMetadataStore(
-            configuration: .init(
-                location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath)),
-                schema: ServerSchema.components))
-        do {
-            let key = try await Keyring(metadata: store, configuration: .init()).current(purpose)
-            await store.close()
-            return key
-        } catch {
-            await store.close()
-            throw error
-        }
-    }
-
     // MARK: HTTP
 
-    struct HTTPResult: Sendable {
-        let status: Int
-        let data: Data
-        let headers: [String: String]
+    /// A response: status, body and headers (names lower-cased).
+    public struct HTTPResult: Sendable {
+        public let status: Int
+        public let data: Data
+        public let headers: [String: String]
 
-        var text: String { String(decoding: data, as: UTF8.self) }
-        var object: [String: Any]? { try? JSONSerialization.jsonObject(with: data) as? [String: Any] }
-        var errorCode: String? { (object?["error"] as? [String: Any])?["code"] as? String }
-        var errorMessage: String { ((object?["error"] as? [String: Any])?["message"] as? String) ?? text }
-        func header(_ name: String) -> String? { headers[name.lowercased()] }
-        func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: data) }
+        public init(status: Int, data: Data, headers: [String: String]) {
+            self.status = status
+            self.data = data
+            self.headers = headers
+        }
+
+        public var text: String { String(decoding: data, as: UTF8.self) }
+        public var object: [String: Any]? { try? JSONSerialization.jsonObject(with: data) as? [String: Any] }
+        public var errorCode: String? { (object?["error"] as? [String: Any])?["code"] as? String }
+        public var errorMessage: String { ((object?["error"] as? [String: Any])?["message"] as? String) ?? text }
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
+        public func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: data) }
     }
 
     /// `method` on `path` (relative to the base) or an absolute URL.
-    func send(
+    public func send(
         _ method: String, _ pathOrURL: String, token: String? = nil, json: Any? = nil, body: Data? = nil,
         headers: [String: String] = [:]
     ) async throws -> HTTPResult {
@@ -141,7 +148,7 @@ struct TestPlatform: Sendable {
     }
 
     /// Plans an upload of `bytes`.
-    func plan(_ bytes: Int, filetype: String = "m4a", token: String) async throws -> UploadPlan {
+    public func plan(_ bytes: Int, filetype: String = "m4a", token: String) async throws -> UploadPlan {
         let response = try await send(
             "POST", APIPath.generatePresignedURLs, token: token, json: ["filesize": bytes, "filetype": filetype])
         try #require(response.status == 200, "\(response.text)")
@@ -149,7 +156,7 @@ struct TestPlatform: Sendable {
     }
 
     /// PUTs part `number` of `content` to its presigned URL and returns the ETag.
-    func putPart(_ number: Int, of content: Data, plan: UploadPlan) async throws -> String {
+    public func putPart(_ number: Int, of content: Data, plan: UploadPlan) async throws -> String {
         let url = plan.parts[number - 1].presignedURL
         let start = (number - 1) * plan.chunkSize
         let response = try await send("PUT", url, body: content[start..<min(start + plan.chunkSize, content.count)])
@@ -157,7 +164,7 @@ struct TestPlatform: Sendable {
         return try #require(response.header("ETag"))
     }
 
-    func complete(_ plan: UploadPlan, etags: [Int: String], token: String) async throws -> HTTPResult {
+    public func complete(_ plan: UploadPlan, etags: [Int: String], token: String) async throws -> HTTPResult {
         try await send(
             "POST", APIPath.completeUpload, token: token,
             json: [
@@ -167,7 +174,7 @@ struct TestPlatform: Sendable {
     }
 
     /// Uploads `content` completely and returns the completion.
-    func upload(_ content: Data, token: String) async throws -> CompleteUploadResponse {
+    public func upload(_ content: Data, token: String) async throws -> CompleteUploadResponse {
         let plan = try await plan(content.count, token: token)
         var etags: [Int: String] = [:]
         for part in plan.parts { etags[part.partNumber] = try await putPart(part.partNumber, of: content, plan: plan) }
@@ -178,7 +185,7 @@ struct TestPlatform: Sendable {
 }
 
 /// Deterministic pseudo-random bytes.
-func testContent(_ count: Int, seed: UInt64 = 42) -> Data {
+public func testContent(_ count: Int, seed: UInt64 = 42) -> Data {
     var state = seed
     var bytes = [UInt8](repeating: 0, count: count)
     for index in bytes.indices {

@@ -1,0 +1,1 @@
+../../../Tests/EarshotTestSupport/SpeechSynthesis.swift
