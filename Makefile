@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records
+.PHONY: run test setup setup-check models build release install bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -31,6 +31,16 @@ setup-check:
 ## Verified against scripts/models.sha256; a warm run takes well under a second.
 models: build
 	@scripts/setup-models .build/debug/earshot
+
+## Puts `earshot` (release build) on PATH: $(PREFIX)/bin/earshot, PREFIX=/usr/local for root, else ~/.local.
+## The binary finds libwhisper.so in $(EARSHOT_HOME)/whisper/lib through its rpath, so keep that cache.
+PREFIX ?= $(if $(filter 0,$(shell id -u)),/usr/local,$(HOME)/.local)
+install: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	install -d "$(PREFIX)/bin"
+	install -m 0755 .build/release/earshot "$(PREFIX)/bin/earshot"
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) echo "earshot installed: $$(command -v earshot)";; \
+	    *) echo "earshot installed in $(PREFIX)/bin, which is not on PATH: add it (export PATH=\"$(PREFIX)/bin:\$$PATH\")";; esac
 
 ## Release build and `earshot serve` on 127.0.0.1:8080 with SQLite + ./data blobs.
 run: release

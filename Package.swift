@@ -17,6 +17,7 @@ targets += [
     // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
     .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
     .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
@@ -37,7 +38,8 @@ targets += [
 targets += [
     .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg"]),
     .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"]),
-    .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "EarshotAudio", "EarshotModels", "CWhisper"]),
+    .target(
+        name: "EarshotSpeech", dependencies: ["EarshotCore", "EarshotAudio", "EarshotModels", "CWhisper", "CZlib"]),
     .target(name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech", "COpenBLAS"]),
     // Summaries and translations of transcripts through a chat-completions language model.
     .target(name: "EarshotNotes", dependencies: ["EarshotCore"]),

@@ -4,7 +4,7 @@ public struct NotesError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String {
             case invalidInput, unsupportedLanguage, unavailable, timeout, providerError, invalidResponse
-            case invalidConfiguration
+            case invalidConfiguration, lowQuality
         }
         private let kind: Kind
         /// The segments or arguments passed in cannot be processed (empty transcript, negative times…).
@@ -23,6 +23,9 @@ public struct NotesError: Error, Sendable, CustomStringConvertible {
         /// A `Configuration` value cannot work (a missing binary or model file, a bad URL), or the call needs a
         /// language model and none is configured.
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
+        /// The model answered, but its output failed the quality gate (``TranslationCheck``): the message says what
+        /// was wrong and what to configure (a capable model at `llm-base-url`).
+        public static let lowQuality = Code(kind: .lowQuality)
         public var description: String { kind.rawValue }
     }
 

@@ -99,6 +99,19 @@ struct RoutingTests {
         }
     }
 
+    @Test func unknownFieldsAre400NamingThemUnlessTheClientAsksToIgnoreThem() async throws {
+        try await withServer(makeRouter(), configuration: configuration) { port in
+            let body = Data(#"{"name":"a","count":1,"diarize":true}"#.utf8)
+            let strict = try await fetch(port, "/records/r1/rename", method: "POST", body: body)
+            #expect(strict.status == 400)
+            #expect(strict.errorCode == "INVALID_ARGUMENT")
+            #expect(strict.text.contains("unknown field `diarize` (fields here: count, name)"))
+            let lenient = try await fetch(
+                port, "/records/r1/rename", method: "POST", headers: ["Earshot-Unknown-Fields": "ignore"], body: body)
+            #expect(lenient.status == 201)
+        }
+    }
+
     @Test func thrownErrorsMapToJSON() async throws {
         try await withServer(makeRouter(), configuration: configuration) { port in
             let domain = try await fetch(port, "/fail/domain")

@@ -113,7 +113,9 @@ struct TranslationCheckTests {
             "Die Batterietests sind abgeschlossen und die Kopfhörer halten zweiunddreißig Stunden.",
             nil,
         ]
-        let result = ModelTranslator.assemble(segments, translated: outputs, target: "fr", source: "en", model: "m")
+        let result = ModelTranslator.assemble(
+            segments, translated: outputs, target: "fr", source: "en", model: "m"
+        ).translation
         #expect(result.segments.count == segments.count)
         #expect(result.segments.map(\.startMs) == segments.map(\.startMs))
         #expect(result.segments.map(\.endMs) == segments.map(\.endMs))
@@ -121,7 +123,7 @@ struct TranslationCheckTests {
         #expect(result.segments[3].text == segments[3].text)
         #expect(result.warnings.contains("1 of 4 segments are not in fr (detected: de ×1)"))
         #expect(result.warnings.contains("1 of 4 segments came back untranslated"))
-        #expect(result.warnings.contains("1 of 4 segments could not be translated; their source text is kept"))
+        #expect(result.warnings.contains("1 of 4 segments could not be translated (source text kept)"))
     }
 
     @Test("A clean translation has no warnings and reports its language")
@@ -131,7 +133,9 @@ struct TranslationCheckTests {
             "Buenos días a todos, revisemos el plan de lanzamiento de los nuevos auriculares.",
             "La fábrica confirmó que las primeras diez mil unidades se envían el catorce de marzo.",
         ]
-        let result = ModelTranslator.assemble(segments, translated: outputs, target: "es", source: "en", model: "m")
+        let (result, verdict) = ModelTranslator.assemble(
+            segments, translated: outputs, target: "es", source: "en", model: "m")
+        #expect(verdict.passes)
         #expect(result.warnings.isEmpty)
         #expect(result.detectedLanguage == "es")
     }

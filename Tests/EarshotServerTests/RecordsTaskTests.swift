@@ -125,7 +125,16 @@ struct RecordsTaskTests {
             ).decode(RecordTask.self)
             let translated = try await platform.waitForRecordTask(
                 id, translate.taskID, token: user, timeout: .seconds(240))
-            #expect(translated.status == .success, "\(translated.error ?? "")")
+            // SmolLM2-135M is weak at French: its translation passes the quality gate, or the task fails honestly
+            // with a code and what to configure (never a SUCCESS full of invented sentences).
+            if translated.status == .failure {
+                #expect(translated.errorCode == "LOW_QUALITY_OUTPUT", "\(translated.error ?? "")")
+                #expect(translated.error?.contains("llm-base-url") == true)
+            } else {
+                #expect(translated.status == .success, "\(translated.error ?? "")")
+            }
+            // auto picks the extractive summary for the built-in model, and the task says so.
+            #expect(summarized.warnings?.contains { $0.contains("summary-method is extractive") } == true)
 
             let detail = try await platform.send("GET", platform.recordPath(APIPath.record, id), token: user)
                 .decode(RecordDetail.self)
@@ -133,12 +142,15 @@ struct RecordsTaskTests {
             #expect(summary.method == "extractive")
             #expect(!summary.abstract.isEmpty && !summary.keyPoints.isEmpty)
             #expect(summary.keyPoints.allSatisfy { 0 <= $0.startMs && $0.startMs <= $0.endMs && $0.endMs <= end })
-            let translation = try #require(detail.translations["fr"])
-            #expect(translation.method == "llm")
-            #expect(translation.sentences.map(\.startMs) == sentences.map(\.startMs))
-            #expect(translation.sentences.map(\.endMs) == sentences.map(\.endMs))
-            // SmolLM2-135M is weak at French: either the output is detected as French or the result says why not.
-            #expect(translation.detectedLanguage == "fr" || !translation.warnings.isEmpty)
+            if translated.status == .success {
+                let translation = try #require(detail.translations["fr"])
+                #expect(translation.method == "llm")
+                #expect(translation.sentences.map(\.startMs) == sentences.map(\.startMs))
+                #expect(translation.sentences.map(\.endMs) == sentences.map(\.endMs))
+                #expect(translation.detectedLanguage == nil || translation.detectedLanguage == "fr")
+            } else {
+                #expect(detail.translations["fr"] == nil)
+            }
             #expect(detail.tasks.map(\.taskType) == [2, 1, 0])
 
             let note = try await platform.send(
@@ -158,6 +170,7 @@ struct RecordsTaskTests {
             let task = try created.decode(RecordTask.self)
             let done = try await platform.waitForRecordTask(id, task.taskID, token: user, timeout: .seconds(60))
             #expect(done.status == .failure)
+            #expect(done.errorCode == "NOT_CONFIGURED")
             #expect(done.error?.contains("llm-base-url") == true, "\(done.error ?? "")")
             #expect(done.attempts == 1)
             // The extractive summary needs no model.

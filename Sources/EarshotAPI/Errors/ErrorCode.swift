@@ -46,6 +46,15 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let bleUnavailable = ErrorCode(rawValue: "BLE_UNAVAILABLE")
     /// A dependency is temporarily unavailable; retry later (503).
     public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
+    /// A task's output failed its quality gate (a translation in the wrong language, looping, or describing itself
+    /// instead of translating); the message says what to configure. Only in a failed task's `error_code`.
+    public static let lowQualityOutput = ErrorCode(rawValue: "LOW_QUALITY_OUTPUT")
+    /// A task needs something the server is not configured with (a language model for translations); the message
+    /// names the setting. Only in a failed task's `error_code`.
+    public static let notConfigured = ErrorCode(rawValue: "NOT_CONFIGURED")
+    /// A task's input cannot be processed (undecodable audio, a record without a transcript). Only in a failed
+    /// task's `error_code`.
+    public static let invalidInput = ErrorCode(rawValue: "INVALID_INPUT")
     /// An unexpected server fault; the message carries the request id (500).
     public static let `internal` = ErrorCode(rawValue: "INTERNAL")
 }

@@ -199,15 +199,27 @@ public struct RecordTranscript: Codable, Sendable, Hashable {
     public var language: String
     public var durationMs: Int
     public var sentences: [RecordSentence]
+    /// What the reader should know about how it was made (an uncertain language, speech with no words recognised,
+    /// a WAV converted on the fly); empty when none.
+    public var warnings: [String]
 
-    public init(language: String, durationMs: Int, sentences: [RecordSentence]) {
+    public init(language: String, durationMs: Int, sentences: [RecordSentence], warnings: [String] = []) {
         self.language = language
         self.durationMs = durationMs
         self.sentences = sentences
+        self.warnings = warnings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        language = try container.decode(String.self, forKey: .language)
+        durationMs = try container.decode(Int.self, forKey: .durationMs)
+        sentences = try container.decode([RecordSentence].self, forKey: .sentences)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 
     enum CodingKeys: String, CodingKey {
-        case language, sentences
+        case language, sentences, warnings
         case durationMs = "duration_ms"
     }
 }

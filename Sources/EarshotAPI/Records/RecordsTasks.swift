@@ -46,6 +46,11 @@ public struct RecordTask: Codable, Sendable, Hashable {
     public var progress: Int
     /// Why it failed or was revoked, or the last error while retrying.
     public var error: String?
+    /// A stable code for why it failed (`LOW_QUALITY_OUTPUT`, `NOT_CONFIGURED`, `INVALID_INPUT`), when known.
+    public var errorCode: String?
+    /// What the user should know about a result that succeeded (a summary that fell back to extractive, a
+    /// translation with segments in the wrong language, a transcript with an uncertain language); nil when none.
+    public var warnings: [String]?
     public var attempts: Int
     public var createdAtMs: Int64
     public var updatedAtMs: Int64
@@ -53,9 +58,11 @@ public struct RecordTask: Codable, Sendable, Hashable {
 
     public init(
         taskID: String, recordID: String, taskType: Int, targetLanguage: String?, source: String?, model: String?,
-        status: TaskStatus, progress: Int, error: String?, attempts: Int, createdAtMs: Int64, updatedAtMs: Int64,
-        finishedAtMs: Int64?
+        status: TaskStatus, progress: Int, error: String?, errorCode: String? = nil, warnings: [String]? = nil,
+        attempts: Int, createdAtMs: Int64, updatedAtMs: Int64, finishedAtMs: Int64?
     ) {
+        self.errorCode = errorCode
+        self.warnings = warnings
         self.taskID = taskID
         self.recordID = recordID
         self.taskType = taskType
@@ -72,7 +79,8 @@ public struct RecordTask: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case model, source, status, progress, error, attempts
+        case model, source, status, progress, error, warnings, attempts
+        case errorCode = "error_code"
         case taskID = "task_id"
         case recordID = "record_id"
         case taskType = "task_type"

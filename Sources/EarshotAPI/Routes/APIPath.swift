@@ -40,10 +40,18 @@ public enum APIPath {
     public static let webhookRedeliver = "/open/partner/transcriptions/{task_id}/webhook/redeliver"
     /// `GET` (partner token): the secret that signs this partner's webhooks; `POST` …`/rotate` replaces it.
     public static let webhookSecret = "/open/partner/webhooks/secret"
+    /// `POST` (partner token): create a long-lived API key (shown once); `GET`: the partner's keys.
+    public static let apiKeys = "/open/partner/api-keys"
+    /// `DELETE` (partner token): revoke an API key at once.
+    public static let apiKey = "/open/partner/api-keys/{key_id}"
     /// `POST` (partner token as Bearer): OpenAI-compatible synchronous transcription (multipart/form-data).
     public static let openAITranscriptions = "/v1/audio/transcriptions"
     /// `POST` (partner token as Bearer): OpenAI-compatible synchronous translation to English.
     public static let openAITranslations = "/v1/audio/translations"
+    /// `GET` (partner token as Bearer): the speech tiers and their aliases, in OpenAI's model-list shape.
+    public static let openAIModels = "/v1/models"
+    /// `GET` (partner token as Bearer): one model of ``openAIModels``.
+    public static let openAIModel = "/v1/models/{model}"
     /// `GET`: the OpenAPI 3.1 document.
     public static let openAPI = "/openapi.json"
 }

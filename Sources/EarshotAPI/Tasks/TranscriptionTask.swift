@@ -44,6 +44,8 @@ public struct TranscriptionTask: Codable, Sendable, Hashable {
     public var segments: [TranscriptSegment]?
     /// Why the task failed or was revoked (`FAILURE`, `REVOKED`), or the last error while retrying.
     public var error: String?
+    /// A stable code for why it failed (`INVALID_INPUT`…), when known.
+    public var errorCode: String?
     public var fileID: String
     public var userID: String?
     /// The record in the library this task is a job of (its transcript becomes the record's).
@@ -59,11 +61,12 @@ public struct TranscriptionTask: Codable, Sendable, Hashable {
 
     public init(
         taskID: String, status: TaskStatus, progress: Int, model: String, language: String?, durationMs: Int?,
-        segments: [TranscriptSegment]?, error: String?, fileID: String, userID: String?, recordID: String? = nil,
+        segments: [TranscriptSegment]?, error: String?, errorCode: String? = nil, fileID: String, userID: String?, recordID: String? = nil,
         warnings: [String]? = nil, attempts: Int, createdAtMs: Int64, updatedAtMs: Int64, finishedAtMs: Int64?
     ) {
         self.recordID = recordID
         self.warnings = warnings
+        self.errorCode = errorCode
         self.taskID = taskID
         self.status = status
         self.progress = progress
@@ -85,6 +88,7 @@ public struct TranscriptionTask: Codable, Sendable, Hashable {
         case status, progress, model, language
         case durationMs = "duration_ms"
         case segments, error
+        case errorCode = "error_code"
         case fileID = "file_id"
         case userID = "user_id"
         case recordID = "record_id"

@@ -12,18 +12,26 @@ public struct TranscriptionTaskRequest: Codable, Sendable, Hashable {
         public var minSpeakers: Int?
         /// Most speakers to find (1…32).
         public var maxSpeakers: Int?
+        /// How speakers are labelled: `{n}` is replaced by the speaker's number in order of first appearance
+        /// (`"发言人 {n}"`, as in seed 001's transcripts); default `"Speaker {n}"`.
+        public var labelTemplate: String?
 
-        public init(enabled: Bool, speakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil) {
+        public init(
+            enabled: Bool, speakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil,
+            labelTemplate: String? = nil
+        ) {
             self.enabled = enabled
             self.speakers = speakers
             self.minSpeakers = minSpeakers
             self.maxSpeakers = maxSpeakers
+            self.labelTemplate = labelTemplate
         }
 
         enum CodingKeys: String, CodingKey {
             case enabled, speakers
             case minSpeakers = "min_speakers"
             case maxSpeakers = "max_speakers"
+            case labelTemplate = "label_template"
         }
     }
 

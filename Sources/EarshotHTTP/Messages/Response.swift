@@ -12,6 +12,8 @@ public struct Response: Sendable {
         case bytes([UInt8])
         /// An open file served with `sendfile(2)`, honouring `Range`, `If-None-Match` and `If-Modified-Since`.
         case file(FileBody)
+        /// Bytes produced while they are sent (chunked), by an async handler only (see ``ResponseStream``).
+        case stream(ResponseStream)
     }
 
     public var status: HTTPStatus
@@ -43,6 +45,16 @@ public struct Response: Sendable {
         Response(status: status, headers: ["Content-Type": contentType], body: .bytes(Array(text.utf8)))
     }
 
+    /// A body of Server-Sent Events (`text/event-stream`, not cached) that `produce` writes as they happen.
+    public static func events(
+        status: HTTPStatus = .ok, headers: HTTPHeaders = [:], _ produce: @escaping @Sendable (ResponseWriter) async throws -> Void
+    ) -> Response {
+        var headers = headers
+        headers["Content-Type"] = "text/event-stream"
+        headers["Cache-Control"] = "no-cache"
+        return Response(status: status, headers: headers, body: .stream(ResponseStream(produce)))
+    }
+
     /// A JSON body encoded with `JSONEncoder` (`.withoutEscapingSlashes`, ISO-8601 dates).
     ///
     /// Throws `EncodingError` only for values JSON cannot represent (a non-finite `Double`); the server turns that
@@ -72,6 +84,7 @@ public struct Response: Sendable {
         case .empty: 0
         case .bytes(let bytes): bytes.count
         case .file(let file): Int(file.size)
+        case .stream: 0
         }
     }
 }

@@ -34,6 +34,8 @@ final class Exchange: @unchecked Sendable {
         var bodyFinished = false
         var bodyFailure: (any Error)?
         var waiter: CheckedContinuation<[UInt8]?, any Error>?
+        /// The streamed body being sent, once queued.
+        var stream: StreamChannel?
     }
 
     let core: ServerCore
@@ -247,6 +249,14 @@ final class Exchange: @unchecked Sendable {
             }
         case .file(let file):
             (pointer, status, length) = fileResponse(file, status: status, headers: &headers)
+        case .stream(let stream):
+            let channel = stream.channel
+            channel.attach(connection)
+            shared.withLock { $0.stream = channel }
+            let retained = Unmanaged.passRetained(channel)
+            pointer = MHD_create_response_from_callback(
+                UInt64.max, 32 << 10, StreamChannel.contentReader, retained.toOpaque(), StreamChannel.release)
+            if pointer == nil { retained.release() }
         }
         do {
             let mhdResponse = try check(pointer, "MHD_create_response", "cannot create a response")
@@ -313,14 +323,18 @@ final class Exchange: @unchecked Sendable {
 
     /// Completion callback: the request is over (sent, timed out, or the client went away).
     func end(termination: MHD_RequestTerminationCode) {
-        let waiter: CheckedContinuation<[UInt8]?, any Error>? = shared.withLock { state in
+        let (waiter, stream): (CheckedContinuation<[UInt8]?, any Error>?, StreamChannel?) = shared.withLock { state in
             state.closed = true
             state.suspended = false
             if state.bodyFailure == nil && !state.bodyFinished { state.bodyFailure = Self.clientClosed }
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, state.stream)
         }
         waiter?.resume(throwing: Self.clientClosed)
+        if let stream {
+            stream.close()
+            sentBytes = stream.sent
+        }
         fileSink?.discard()
         fileSink = nil
     }
@@ -347,6 +361,8 @@ final class Exchange: @unchecked Sendable {
     /// Shutdown deadline passed: answer 503 on behalf of a handler that has not finished, so the daemon can stop.
     func abandon() {
         let response = Response.error(.unavailable("the server is shutting down"), requestID: requestID)
+        // A streamed body still being produced ends as a broken transfer.
+        shared.withLock { $0.stream }?.fail()
         shared.withLock { state in
             guard state.suspended, !state.closed else { return }
             if state.response == nil { state.response = response }

@@ -90,16 +90,36 @@ final class ServerCore: Sendable {
             unlink(upload.path)  // no-op when the handler moved the file into place
         }
         job.exchange.complete(response)
+        if case .stream(let stream) = response.body {
+            // Headers are on their way; the body is produced here, in the handler's task and log context.
+            await LogContext.with(job.logContext) {
+                do {
+                    try await stream.produce(ResponseWriter(channel: stream.channel))
+                    stream.channel.finish()
+                } catch {
+                    if !(error is CancellationError), (error as? HTTPError)?.code != StreamChannel.gone.code {
+                        logger.warning(
+                            "streamed response failed",
+                            metadata: ["request_id": job.context.requestID, "error": "\(error)"])
+                    }
+                    stream.channel.fail()
+                }
+            }
+        }
     }
 
     /// Runs an inline handler on the calling (worker) thread: same error mapping and upload clean-up as
     /// ``execute(_:)``. The caller binds the request's ``LogContext``.
     func execute(_ handler: InlineHandler, request: Request, context: RequestContext) -> Response {
-        let response: Response
+        var response: Response
         do {
             response = try handler(request, context)
         } catch {
             response = errorResponse(for: error, context: context)
+        }
+        if case .stream = response.body {
+            logger.error("an inline handler answered with a stream", metadata: ["route": context.route])
+            response = errorResponse(for: HTTPError.internal(requestID: context.requestID), context: context)
         }
         if case .file(let upload) = request.body {
             unlink(upload.path)  // no-op when the handler moved the file into place

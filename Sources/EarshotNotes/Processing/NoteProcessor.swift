@@ -3,7 +3,8 @@
 ///
 /// ``summarize(_:language:)`` never fails because of the model: when it is unreachable, times out, errs, or writes
 /// something that fails validation, the result is the extractive summary, labelled `method == .extractive` with
-/// the reason in `warnings`. ``translate(_:from:to:)`` needs the model and throws its error when it fails.
+/// the reason in `warnings`. ``translate(_:from:to:)`` needs the model and throws its error when it fails; its
+/// output passes the ``TranslationCheck`` gate or the call throws `lowQuality` saying what to configure.
 /// Safe to call concurrently; calls honour task cancellation (`CancellationError`).
 public struct NoteProcessor: NoteProcessing {
     /// Which summary leads.
@@ -22,15 +23,19 @@ public struct NoteProcessor: NoteProcessing {
         public var extractive: ExtractiveSummarizer.Configuration
         /// Segments per translation request, at most.
         public var translationBatchSegments: Int
+        /// The quality gate every translation passes.
+        public var translationCheck: TranslationCheck.Configuration
 
         /// Creates a configuration.
         public init(
             summaryMethod: SummaryMethod = .languageModel,
-            extractive: ExtractiveSummarizer.Configuration = .init(), translationBatchSegments: Int = 8
+            extractive: ExtractiveSummarizer.Configuration = .init(), translationBatchSegments: Int = 8,
+            translationCheck: TranslationCheck.Configuration = .init()
         ) {
             self.summaryMethod = summaryMethod
             self.extractive = extractive
             self.translationBatchSegments = translationBatchSegments
+            self.translationCheck = translationCheck
         }
     }
 
@@ -98,7 +103,22 @@ public struct NoteProcessor: NoteProcessing {
                 "translation needs a language model: set llm-base-url, or keep llm-managed on and run make setup")
         }
         let translator = ModelTranslator(model: model, batchSegments: max(1, configuration.translationBatchSegments))
-        return try await translator.translate(segments, from: source, to: target)
+        let (translation, verdict) = try await translator.translate(
+            segments, from: source, to: target, check: TranslationCheck(configuration: configuration.translationCheck))
+        guard verdict.passes else { throw Self.lowQuality(verdict, model: model.name, target: target) }
+        return translation
+    }
+
+    /// The error of a translation that failed its gate: what was wrong, and what to configure.
+    static func lowQuality(_ verdict: TranslationCheck.Verdict, model: String, target: String) -> NotesError {
+        let name = LanguageCatalog.name(of: target)
+        let findings = verdict.warnings.isEmpty ? "" : " (" + verdict.warnings.joined(separator: "; ") + ")"
+        return NotesError(
+            .lowQuality,
+            "the \(name) translation by \(model) failed its quality checks: \(verdict.failed) of \(verdict.total) "
+                + "segments are unusable\(findings). \(model) cannot translate into \(name) reliably: configure a "
+                + "capable model with llm-base-url (and llm-model, llm-api-key), e.g. an OpenAI-compatible server "
+                + "running a multilingual instruction model")
     }
 
     /// A usable transcript: at least one segment with text, times non-negative and in order within a segment.

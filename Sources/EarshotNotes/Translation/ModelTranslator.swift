@@ -5,16 +5,15 @@ import Foundation
 ///
 /// Segments go in numbered batches (at most ``batchSegments`` and what fits the context) with a JSON schema asking
 /// for exactly one translation per segment. A batch whose answer is unusable is retried one segment at a time
-/// with a plain-text prompt; a segment that still fails keeps its source text. Every output segment's language is
-/// detected (``LanguageDetector``): segments not in the target, left untranslated or kept as source are counted
-/// in `warnings`, so a weak model's output is flagged rather than passed off as a translation.
+/// with a plain-text prompt; a segment that still fails keeps its source text. The output then goes through
+/// ``TranslationCheck`` (language, loops, commentary, length, numbers), whose verdict the caller acts on.
 struct ModelTranslator: Sendable {
     let model: any LanguageModel
     let batchSegments: Int
     let answerTokens = 1024
 
-    func translate(_ segments: [NoteSegment], from source: String?, to target: String) async throws
-        -> NoteTranslation
+    func translate(_ segments: [NoteSegment], from source: String?, to target: String, check: TranslationCheck)
+        async throws -> (translation: NoteTranslation, verdict: TranslationCheck.Verdict)
     {
         var translated: [String?] = []
         for batch in batches(segments) {
@@ -36,7 +35,8 @@ struct ModelTranslator: Sendable {
             }
             translated += answers
         }
-        return Self.assemble(segments, translated: translated, target: target, source: source, model: model.name)
+        return Self.assemble(
+            segments, translated: translated, target: target, source: source, model: model.name, check: check)
     }
 
     /// Consecutive index ranges of at most `batchSegments` segments whose prompt and answer fit the context.
@@ -125,59 +125,22 @@ struct ModelTranslator: Sendable {
         return text
     }
 
-    /// The result with one segment per source segment and the quality warnings.
+    /// The result with one segment per source segment (a segment without a translation keeps its source text)
+    /// and the verdict of `check` on it.
     static func assemble(
-        _ segments: [NoteSegment], translated: [String?], target: String, source: String?, model: String
-    ) -> NoteTranslation {
-        var output: [NoteSegment] = []
-        var failed = 0
-        var untranslated = 0
-        var unrecognised = 0
-        var otherLanguages: [String: Int] = [:]
-        for (segment, text) in zip(segments, translated) {
+        _ segments: [NoteSegment], translated: [String?], target: String, source: String?, model: String,
+        check: TranslationCheck = TranslationCheck()
+    ) -> (translation: NoteTranslation, verdict: TranslationCheck.Verdict) {
+        let output = zip(segments, translated).map { segment, text in
             var copy = segment
-            guard let text else {
-                failed += 1
-                output.append(copy)
-                continue
-            }
-            copy.text = text
-            output.append(copy)
-            let sourceLanguage = source ?? LanguageDetector.detect(segment.text)
-            if text == segment.text, sourceLanguage != target, LanguageDetector.detect(text) != target {
-                untranslated += 1
-            } else if let detected = LanguageDetector.detect(text) {
-                if detected != target { otherLanguages[detected, default: 0] += 1 }
-            } else if text.filter(\.isLetter).count >= 12 {
-                unrecognised += 1  // long enough to tell, yet no known language: usually garbled output
-            }
+            if let text { copy.text = text }
+            return copy
         }
-        let total = segments.count
-        var warnings: [String] = []
-        let detected = LanguageDetector.detect(output.map(\.text).joined(separator: " "), minimumLetters: 4)
-        let wrong = otherLanguages.values.reduce(0, +)
-        if wrong > 0 {
-            let breakdown = otherLanguages.sorted { $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }
-            warnings.append(
-                "\(wrong) of \(total) segments are not in \(target) (detected: \(breakdown.joined(separator: ", ")))")
-        }
-        if unrecognised > 0 {
-            warnings.append("\(unrecognised) of \(total) segments could not be recognised as \(target)")
-        }
-        if untranslated > 0 { warnings.append("\(untranslated) of \(total) segments came back untranslated") }
-        if failed > 0 {
-            warnings.append("\(failed) of \(total) segments could not be translated; their source text is kept")
-        }
-        if let detected, detected != target {
-            warnings.append(
-                "the translation reads as \(LanguageCatalog.name(of: detected)), not \(LanguageCatalog.name(of: target)): "
-                    + "\(model) does not handle \(target) well; configure a stronger model (llm-base-url, llm-model)")
-        } else if detected == nil, wrong + untranslated + failed > total / 2 {
-            warnings.append("the output language could not be recognised as \(LanguageCatalog.name(of: target))")
-        }
-        return NoteTranslation(
-            targetLanguage: target, segments: output, method: .languageModel, model: model, detectedLanguage: detected,
-            warnings: warnings)
+        let verdict = check.verdict(source: segments, output: translated, sourceLanguage: source, target: target)
+        let translation = NoteTranslation(
+            targetLanguage: target, segments: output, method: .languageModel, model: model,
+            detectedLanguage: verdict.detectedLanguage, warnings: verdict.warnings)
+        return (translation, verdict)
     }
 
     static func batchSchema(count: Int, maximumLength: Int) -> String {

@@ -6,6 +6,7 @@ public enum ServerSchema {
     public static let components: [SchemaComponent] = [
         StoreSchema.settings,
         PartnerDirectory.schema,
+        APIKeys.schema,
         Keyring.schema,
         UploadService.schema,
         JobQueue.schema,

@@ -14,6 +14,8 @@ import Foundation
 struct Services: Sendable {
     let keyring: Keyring
     let tokens: TokenService
+    /// Long-lived API keys (accepted by `tokens` beside tokens).
+    let apiKeys: APIKeys
     let uploads: UploadService
     let links: PublicLinks
     let queue: JobQueue
@@ -58,12 +60,15 @@ struct Services: Sendable {
             metadata: metadata,
             configuration: .init(rotationInterval: configuration.signingKeyRotation, retention: retention), now: now)
         let partners = PartnerDirectory(metadata: metadata, now: now)
-        tokens = TokenService(
+        apiKeys = APIKeys(metadata: metadata, partners: partners, now: now)
+        var tokens = TokenService(
             keyring: keyring, partners: partners,
             configuration: .init(
                 partnerTokenTTL: configuration.partnerTokenTTL, userTokenTTL: configuration.userTokenTTL,
                 leeway: leeway),
             now: now)
+        tokens.apiKeys = apiKeys
+        self.tokens = tokens
         links = PublicLinks(configuredBase: configuration.publicURL, prefix: configuration.apiPrefix)
         uploads = UploadService(
             metadata: metadata, blobs: blobs, signer: URLSigner(keyring: keyring, now: now), links: links,
@@ -137,6 +142,7 @@ struct Services: Sendable {
             signer: uploads.signer)
         let spool = (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         AuthRoutes(tokens: tokens).register(on: api)
+        APIKeyRoutes(keys: apiKeys).register(on: api)
         UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
         RecordsRoutes(records: records).register(on: api)
@@ -147,8 +153,8 @@ struct Services: Sendable {
         ).register(on: api)
         // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
         OpenAIRoutes(
-            engines: engines, records: records, admission: admission, maxFileSize: configuration.openAIMaxFileSize,
-            spoolDirectory: spool
+            engines: engines, records: records, admission: admission, speakers: speakers,
+            maxFileSize: configuration.openAIMaxFileSize, spoolDirectory: spool
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         OpenAPIRoutes(links: links).register(on: router)
     }

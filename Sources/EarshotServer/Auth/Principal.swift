@@ -8,10 +8,12 @@ struct Principal: Sendable, Equatable {
     let userID: String?
     /// What the token may do.
     let scopes: Set<String>
-    /// The token id (`jti`), for logs.
+    /// The token id (`jti`) or API key id, for logs.
     let tokenID: String
 
-    var isPartner: Bool { userID == nil }
+    /// A partner token, or an API key of the partner with the `partner` scope (a partner key with narrower scopes
+    /// reaches every user's data, but only the routes its scopes open).
+    var isPartner: Bool { userID == nil && scopes.contains(Scope.partner.rawValue) }
 
     /// Throws 403 `FORBIDDEN` unless this is a partner token.
     func requirePartner() throws(PlatformError) {

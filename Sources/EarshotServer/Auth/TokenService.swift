@@ -23,6 +23,8 @@ struct TokenService: Sendable {
     let keyring: Keyring
     let partners: PartnerDirectory
     let configuration: Configuration
+    /// Long-lived keys accepted beside tokens (a bearer credential starting with `esk_`).
+    var apiKeys: APIKeys?
     var now: @Sendable () -> Date = Date.init
 
     /// A partner token for an authenticated partner.
@@ -49,7 +51,7 @@ struct TokenService: Sendable {
         return TokenResponse(accessToken: token, expiresIn: ttl)
     }
 
-    /// The caller of `request`, from its `Authorization: Bearer …` header.
+    /// The caller of `request`, from its `Authorization: Bearer …` header: a token, or an API key (``APIKeys``).
     func authenticate(_ request: Request) async throws -> Principal {
         guard let header = request.headers["Authorization"] else {
             throw PlatformError.unauthorized("missing Authorization header; send 'Authorization: Bearer <token>'")
@@ -58,7 +60,9 @@ struct TokenService: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw PlatformError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        return try await verify(String(parts[1]).trimmingCharacters(in: .whitespaces))
+        let credential = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        if let apiKeys, APIKeys.isKey(credential) { return try await apiKeys.verify(credential) }
+        return try await verify(credential)
     }
 
     /// Verifies a token and returns its principal; throws 401 `UNAUTHORIZED` naming the failed check.

@@ -127,7 +127,8 @@ extension ServerConfiguration {
         sizeSetting("upload-max-file-size", "Largest uploaded file (default 2GiB).", 1..., \.uploadMaxFileSize),
         Setting(
             name: "upload-filetypes", valueName: "LIST",
-            help: "Accepted file types, comma-separated (default aac,amr,flac,m4a,mp3,ogg,opus,wav,webm)."
+            help: "Accepted file types, comma-separated (default: every type the decoder reads, "
+                + FileTypes.defaults.joined(separator: ",") + ")."
         ) {
             config, value in
             let types = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

@@ -42,7 +42,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Largest file the upload API accepts.
     public var uploadMaxFileSize = 2 << 30
     /// File types (lowercase extensions) the upload API accepts.
-    public var uploadFiletypes = ["aac", "amr", "flac", "m4a", "mp3", "ogg", "opus", "wav", "webm"]
+    public var uploadFiletypes = FileTypes.defaults
     /// Lifetime of presigned part URLs (fresh ones come from the list-parts call).
     public var uploadURLTTL: Duration = .seconds(3600)
     /// Lifetime of download URLs.

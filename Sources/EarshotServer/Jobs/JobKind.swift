@@ -107,6 +107,9 @@ final class JobProgress: Sendable {
     }
 
     var isDirty: Bool { value.withLock { $0.dirty } }
+
+    /// The current value, leaving it to be written (for a watcher that only displays it).
+    var current: Value { value.withLock { $0 } }
 }
 
 /// The kinds one process knows, by name: the runner runs them and the queue's final-state hook dispatches to them.

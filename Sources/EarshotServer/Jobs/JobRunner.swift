@@ -41,6 +41,26 @@ struct JobRunner: Sendable {
         }
     }
 
+    /// Runs job `id` in this task until it is final, whoever runs its attempts: each due attempt is claimed and run
+    /// here (reporting to `progress`); an attempt another worker holds, or a retry's backoff, is waited for by
+    /// polling. Returns the final job (nil if it was deleted). For a command that adds work and waits for it
+    /// (`earshot notes add`) without running anyone else's jobs.
+    func drive(_ id: String, progress: JobProgress = JobProgress()) async throws -> Job? {
+        while true {
+            try Task.checkCancellation()
+            guard let current = try await queue.job(id) else { return nil }
+            if current.state.isFinal { return current }
+            if let kind = registry.kind(named: current.kind),
+                let job = try await queue.claim(id: id, owner: "\(processID)-local", lease: kind.policy.lease)
+            {
+                await process(job, kind: kind, owner: "\(processID)-local", progress: progress)
+                continue
+            }
+            if current.state == .running { progress.update(fraction: current.progress, stage: current.stage) }
+            try await Task.sleep(for: configuration.pollInterval)
+        }
+    }
+
     /// Re-queues expired leases (every kind) and refreshes the queue gauges.
     private func reap() async {
         let shortestLease = registry.kinds.map(\.policy.lease).min() ?? .seconds(30)
@@ -91,11 +111,11 @@ struct JobRunner: Sendable {
         case lostLease
     }
 
-    private func process(_ job: Job, kind: any JobKind, owner: String) async {
+    private func process(_ job: Job, kind: any JobKind, owner: String, progress: JobProgress = JobProgress()) async {
         let stop = running.register(job.id, kind: kind.name)
         defer { running.unregister(job.id) }
         let ids: Logger.Metadata = ["job_id": job.id, "kind": kind.name, "attempt": "\(job.attempts)"]
-        let context = JobContext(logger: Logger(label: kind.name), progress: JobProgress())
+        let context = JobContext(logger: Logger(label: kind.name), progress: progress)
         logger.info("job started", metadata: ids)
         let started = ContinuousClock.now
         do {

@@ -30,11 +30,21 @@ actor DecodeAdmission {
     /// Runs `body` holding a slot. Throws ``PlatformError/Code/rateLimited`` when no slot frees up in time, or
     /// `CancellationError` when the request is cancelled while waiting.
     func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        try await acquire()
-        let clock = ContinuousClock()
-        let start = clock.now
-        defer { release(busy: clock.now - start) }
+        let start = try await enter()
+        defer { leave(since: start) }
         return try await body()
+    }
+
+    /// Takes a slot for work that outlives the call (a streamed response, whose 429 must come before its headers);
+    /// pair it with ``leave(since:)``. Throws like ``run(_:)``.
+    func enter() async throws -> ContinuousClock.Instant {
+        try await acquire()
+        return ContinuousClock.now
+    }
+
+    /// Gives back a slot taken by ``enter()`` at `start`.
+    func leave(since start: ContinuousClock.Instant) {
+        release(busy: ContinuousClock.now - start)
     }
 
     private func acquire() async throws {

@@ -1,30 +1,41 @@
 import EarshotAPI
 import EarshotAudio
 import EarshotCore
+import EarshotDiarization
 import EarshotHTTP
 import EarshotModels
 import EarshotSpeech
 import Foundation
+import Synchronization
 
-/// OpenAI-compatible `POST /v1/audio/transcriptions` and `/v1/audio/translations`: multipart/form-data in, the
-/// transcript out, synchronously, with a partner token as Bearer. An unmodified OpenAI client works with its base
-/// URL set to `<server>/v1` and a partner token as its API key.
+/// OpenAI-compatible `POST /v1/audio/transcriptions` and `/v1/audio/translations` (multipart/form-data in, the
+/// transcript out, whole or as Server-Sent Events) and `GET /v1/models`, with a partner token as Bearer. An
+/// unmodified OpenAI client works with its base URL set to `<server>/v1` and a partner token as its API key.
 ///
-/// Form fields: `file` (required), `model` (a tier or an alias of one, ``ModelTier/named(_:)``), `language`,
-/// `prompt`, `response_format` (`json`, `text`, `srt`, `vtt`, `verbose_json`), `temperature`,
-/// `timestamp_granularities[]` (`segment`, `word`), and Earshot's `store` (`true`: keep the audio and its
-/// transcript as a record in the library; the response names it in `Earshot-Record-Id`). The file is streamed to
-/// a spool file while the form is parsed, and decoded by the production file pipeline (WAV tiers included).
+/// The parameters Earshot honours are parsed by ``OpenAIRequest`` (any other is a 400 naming it); bodies are
+/// shaped by ``OpenAIResponses``. The file is streamed to a spool file while the form is parsed, and decoded by the
+/// production file pipeline (WAV tiers included). `diarized_json` labels speakers with the same attribution as
+/// tasks (`A`, `B`, … or the names of `known_speaker_names[]`). `stream=true` answers `text/event-stream`:
+/// a `transcript.text.delta` per segment as it is decoded, `transcript.text.segment` per speaker segment for
+/// `diarized_json`, then `transcript.text.done`; an error after the headers is sent as an `error` event. Earshot's
+/// `store=true` keeps the audio and its transcript as a record (named in `Earshot-Record-Id`, or in the done event's
+/// `record_id` when streaming).
 ///
 /// Decoding and recognition run under ``DecodeAdmission``: `openai-concurrency` requests at once, as many more
-/// waiting up to `openAIMaxWait`, the rest answered 429 `RATE_LIMITED` with `Retry-After`.
+/// waiting up to `openAIMaxWait`, the rest answered 429 `RATE_LIMITED` with `Retry-After` (a stream takes its slot
+/// before its headers, so it is refused the same way).
 struct OpenAIRoutes: Sendable {
     let engines: FileTranscriber
     /// Where `store=true` keeps the audio and its record.
     let records: RecordsService
     let admission: DecodeAdmission
+    /// Speaker attribution for `diarized_json`.
+    let speakers: SpeakerModels
     let maxFileSize: Int
     let spoolDirectory: String
+
+    /// The diarizer's label template for OpenAI requests (turned into `A`, `B`, …).
+    static let speakerTemplate = "Speaker {n}"
 
     func register(on routes: APIRoutes) {
         for (path, task) in [
@@ -35,6 +46,7 @@ struct OpenAIRoutes: Sendable {
                 try await handle(request, task: task, caller: caller)
             }
         }
+        OpenAIModels().register(on: routes)
     }
 
     /// The parsed form.
@@ -44,6 +56,7 @@ struct OpenAIRoutes: Sendable {
         var filename: String?
 
         func value(_ name: String) -> String? { fields[name]?.last }
+        func values(_ name: String) -> [String] { fields[name] ?? [] }
     }
 
     private func handle(_ request: Request, task: TranscriptionOptions.Task, caller: Principal) async throws
@@ -53,97 +66,166 @@ struct OpenAIRoutes: Sendable {
             throw PlatformError.invalidArgument("send the form as multipart/form-data")
         }
         let form = try await parse(body, contentType: request.headers["Content-Type"])
-        defer { if let file = form.file { try? FileManager.default.removeItem(at: file) } }
+        var keepSpool = false
+        defer { if let file = form.file, !keepSpool { try? FileManager.default.removeItem(at: file) } }
         guard let file = form.file else {
             throw PlatformError.invalidArgument("the form has no `file` field; attach the audio as `file`")
         }
-        guard let model = form.value("model") else {
-            throw PlatformError.invalidArgument("the form has no `model` field; use whisper-1, asr-fast or asr-pro")
-        }
-        guard let tier = ModelTier.named(model)?.name else {
-            throw PlatformError.invalidArgument(ModelTier.notOfferedMessage(model))
-        }
-        let format = form.value("response_format") ?? "json"
-        guard ["json", "text", "srt", "vtt", "verbose_json"].contains(format) else {
-            throw PlatformError.invalidArgument(
-                "response_format \"\(format)\" is not supported; use json, text, srt, vtt or verbose_json")
-        }
-        let (engine, tierOptions, _) = try await engines.engine(for: tier)
-        var options = tierOptions
-        options.task = task
-        if task == .transcribe, let language = form.value("language"), !language.isEmpty {
-            guard SpeechModel.isKnownLanguage(language.lowercased()) else {
-                throw PlatformError.invalidArgument("language \"\(language)\" is unknown; use an ISO-639-1 code")
-            }
-            options.language = language.lowercased()
-        }
-        if let prompt = form.value("prompt"), !prompt.isEmpty { options.initialPrompt = prompt }
-        if let text = form.value("temperature") {
-            guard let temperature = Float(text), (0...1).contains(temperature) else {
-                throw PlatformError.invalidArgument("temperature must be a number between 0 and 1")
-            }
-            options.temperature = temperature
-        }
-        let granularities = Set(
-            form.fields["timestamp_granularities[]", default: []] + form.fields["timestamp_granularities", default: []])
-        guard granularities.isSubset(of: ["segment", "word"]) else {
-            throw PlatformError.invalidArgument("timestamp_granularities[] accepts segment and word")
-        }
-        if granularities.contains("word") {
-            guard format == "verbose_json" else {
-                throw PlatformError.invalidArgument("word timestamps need response_format verbose_json")
-            }
-            options.wordTimestamps = true
-        }
-        let store: Bool
-        switch form.value("store")?.lowercased() {
-        case nil, "false", "0": store = false
-        case "true", "1": store = true
-        case let other?: throw PlatformError.invalidArgument("store \"\(other.prefix(16))\" must be true or false")
-        }
+        let engines = self.engines
+        let parsed = try await OpenAIRequest(form, task: task) { tier in try await engines.engine(for: tier).options }
+        let (engine, _, _) = try await engines.engine(for: parsed.tier)
         let filetype = Self.filetype(form.filename)
         let name = form.filename.flatMap { (try? UploadService.originalName($0)) ?? nil } ?? "audio.\(filetype)"
-        let chosen = options
-        let (transcript, samples) = try await admission.run {
-            try await transcribe(file, type: filetype, name: name, engine: engine, options: chosen)
+        let job = Decode(
+            routes: self, file: file, filetype: filetype, name: name, originalName: form.filename, engine: engine,
+            request: parsed, task: task, caller: caller)
+        if parsed.stream {
+            // The slot is taken before the headers, so an overloaded server still answers 429.
+            let start = try await admission.enter()
+            keepSpool = true
+            return .events { [admission] writer in
+                defer { try? FileManager.default.removeItem(at: file) }
+                do {
+                    try await job.stream(to: writer)
+                } catch {
+                    await admission.leave(since: start)
+                    throw error
+                }
+                await admission.leave(since: start)
+            }
         }
-        var response = try Self.response(transcript, format: format, task: task, words: granularities.contains("word"))
-        if store {
-            let record = try await records.keep(
-                file, filetype: filetype, name: form.filename, for: caller, transcript: transcript, samples: samples,
-                model: tier, task: task.rawValue)
-            response.headers["Earshot-Record-Id"] = record
-        }
+        let (transcript, recordID) = try await admission.run { try await job.run(events: nil) }
+        var response = try OpenAIResponses.response(
+            transcript, request: parsed, task: task, speakerTemplate: Self.speakerTemplate)
+        if let recordID { response.headers["Earshot-Record-Id"] = recordID }
         return response
+    }
+
+    /// One request's decode: the audio, the recognition (with speakers for `diarized_json`), the kept record.
+    struct Decode: Sendable {
+        let routes: OpenAIRoutes
+        let file: URL
+        let filetype: String
+        let name: String
+        let originalName: String?
+        let engine: SpeechEngine
+        let request: OpenAIRequest
+        let task: TranscriptionOptions.Task
+        let caller: Principal
+
+        /// Decodes, transcribes (calling `events` with each segment as it is decoded), labels speakers and keeps
+        /// the record when asked; returns the transcript and the kept record's id.
+        func run(events: (@Sendable (Transcript.Segment) async throws -> Void)?) async throws -> (Transcript, String?) {
+            let audio: FileTranscriber.PreparedAudio
+            do {
+                audio = try await routes.engines.prepareAudio(file, type: filetype, displayName: name)
+            } catch let error as AudioError {
+                throw PlatformError.invalidArgument(
+                    "the file could not be decoded as audio (\(error.code)): "
+                        + error.message.replacingOccurrences(of: file.path, with: name))
+            }
+            let diarize = request.format == .diarizedJSON
+            var options = request.options
+            if diarize { options = SpeakerAttribution.prepare(options) }
+            var transcript: Transcript?
+            do {
+                for try await event in engine.transcribe(samples: audio.samples, options: options) {
+                    switch event {
+                    case .segment(let segment): try await events?(segment)
+                    case .completed(let result): transcript = result
+                    default: break
+                    }
+                }
+            } catch let error as SpeechError where error.code == .invalidOption || error.code == .invalidAudio {
+                throw PlatformError.invalidArgument(error.message)
+            }
+            guard var transcript else {
+                try Task.checkCancellation()
+                throw SpeechError(.decodeFailed, "transcription ended without a result")
+            }
+            transcript.warnings = audio.warnings + transcript.warnings
+            if diarize { transcript = try await attribute(transcript, samples: audio.samples) }
+            var recordID: String?
+            if request.store {
+                recordID = try await routes.records.keep(
+                    file, filetype: filetype, name: originalName, for: caller, transcript: transcript,
+                    samples: audio.samples, model: request.tier, task: task.rawValue)
+            }
+            return (transcript, recordID)
+        }
+
+        /// Labels speakers, naming those that match a known speaker's sample.
+        private func attribute(_ transcript: Transcript, samples: [Float]) async throws -> Transcript {
+            let attribution = try await routes.speakers.attribution()
+            var options = SpeakerAttribution.Options(labelTemplate: OpenAIRoutes.speakerTemplate)
+            for known in request.knownSpeakers {
+                let ext = known.mediaType.split(separator: "/").last.map(String.init) ?? "wav"
+                let sample = URL(fileURLWithPath: routes.spoolDirectory)
+                    .appendingPathComponent("openai_" + Identifier.make(prefix: "v"))
+                try known.audio.write(to: sample)
+                defer { try? FileManager.default.removeItem(at: sample) }
+                let audio: FileTranscriber.PreparedAudio
+                do {
+                    audio = try await routes.engines.prepareAudio(
+                        sample, type: FileTypes.isWellFormed(ext) ? ext : nil, displayName: "sample of \(known.name)")
+                } catch let error as AudioError {
+                    throw PlatformError.invalidArgument(
+                        "known_speaker_references[] for \(known.name) is not audio (\(error.code))")
+                }
+                options.voiceprints.append(try await attribution.voiceprint(named: known.name, samples: audio.samples))
+            }
+            return try await attribution.attribute(transcript, samples: samples, options: options)
+        }
+
+        /// The transcription as Server-Sent Events: deltas as segments are decoded, speaker segments, then done.
+        func stream(to writer: ResponseWriter) async throws {
+            let first = Mutex(true)
+            let logprobs = request.logprobs
+            do {
+                let (transcript, recordID) = try await run { segment in
+                    guard !segment.text.isEmpty else { return }
+                    let isFirst = first.withLock { value in
+                        defer { value = false }
+                        return value
+                    }
+                    try await writer.write(
+                        try OpenAIResponses.event(
+                            OpenAIResponses.Delta(
+                                delta: OpenAIResponses.delta(segment, first: isFirst),
+                                logprobs: logprobs ? OpenAIResponses.logprobs([segment]) : nil)))
+                }
+                if request.format == .diarizedJSON {
+                    for segment in OpenAIResponses.diarizedSegments(transcript, template: OpenAIRoutes.speakerTemplate) {
+                        try await writer.write(try OpenAIResponses.event(segment))
+                    }
+                }
+                try await writer.write(
+                    try OpenAIResponses.event(
+                        OpenAIResponses.Done(
+                            text: transcript.text,
+                            logprobs: logprobs ? OpenAIResponses.logprobs(transcript.segments) : nil,
+                            recordID: recordID)))
+            } catch let error as HTTPError where error.code == "CLIENT_CLOSED" {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // The headers are gone: report the error in-band, as OpenAI's streams do.
+                let mapped = ErrorTable.map(error)
+                try await writer.write(
+                    try OpenAIResponses.event(
+                        OpenAIResponses.StreamError(
+                            error: .init(
+                                code: mapped?.code ?? "INTERNAL",
+                                message: mapped?.message ?? "the transcription failed: \(error)"))))
+            }
+        }
     }
 
     /// The lowercase extension of the form's file name (what the pipeline decodes by), or `bin` when it has none.
     static func filetype(_ filename: String?) -> String {
         let ext = ((filename ?? "") as NSString).pathExtension.lowercased()
         return FileTypes.isWellFormed(ext) ? ext : "bin"
-    }
-
-    /// Decodes the spooled file with the production file pipeline and recognises it (the part that holds a decode
-    /// slot). Returns the samples too, for a record's envelope when the request keeps it.
-    private func transcribe(
-        _ file: URL, type: String, name: String, engine: SpeechEngine, options: TranscriptionOptions
-    ) async throws -> (Transcript, [Float]) {
-        let audio: FileTranscriber.PreparedAudio
-        do {
-            audio = try await engines.prepareAudio(file, type: type, displayName: name)
-        } catch let error as AudioError {
-            throw PlatformError.invalidArgument(
-                "the file could not be decoded as audio (\(error.code)): "
-                    + error.message.replacingOccurrences(of: file.path, with: name))
-        }
-        var transcript: Transcript
-        do {
-            transcript = try await engine.transcript(of: audio.samples, options: options)
-        } catch let error as SpeechError where error.code == .invalidOption || error.code == .invalidAudio {
-            throw PlatformError.invalidArgument(error.message)
-        }
-        transcript.warnings = audio.warnings
-        return (transcript, audio.samples)
     }
 
     private func parse(_ body: BodyStream, contentType: String?) async throws -> Form {
@@ -180,7 +262,9 @@ struct OpenAIRoutes: Sendable {
                             try sink?.write(contentsOf: bytes)
                         } else {
                             value += bytes
-                            guard value.count <= 64 << 10 else {
+                            // Speaker samples are data URLs of audio; every other field is short.
+                            let limit = current?.name == "known_speaker_references[]" ? 8 << 20 : 64 << 10
+                            guard value.count <= limit else {
                                 throw PlatformError.invalidArgument("form field `\(current?.name ?? "")` is too long")
                             }
                         }
@@ -201,72 +285,5 @@ struct OpenAIRoutes: Sendable {
             throw error
         }
         return form
-    }
-
-    // MARK: Responses
-
-    private struct Simple: Encodable {
-        var text: String
-    }
-
-    private struct Verbose: Encodable {
-        struct Segment: Encodable {
-            var id: Int
-            var seek: Int
-            var start: Double
-            var end: Double
-            var text: String
-            var tokens: [Int]
-            var temperature: Double
-            var avg_logprob: Double
-            var compression_ratio: Double
-            var no_speech_prob: Double
-        }
-        struct Word: Encodable {
-            var word: String
-            var start: Double
-            var end: Double
-        }
-        var task: String
-        var language: String
-        var duration: Double
-        var text: String
-        var segments: [Segment]
-        var words: [Word]?
-    }
-
-    static func response(
-        _ transcript: Transcript, format: String, task: TranscriptionOptions.Task, words: Bool
-    ) throws -> Response {
-        switch format {
-        case "text":
-            return .text(transcript.text + "\n", contentType: "text/plain; charset=utf-8")
-        case "srt":
-            return .text(
-                TranscriptFormatter(format: .srt).string(for: transcript), contentType: "text/plain; charset=utf-8")
-        case "vtt":
-            return .text(
-                TranscriptFormatter(format: .vtt).string(for: transcript), contentType: "text/plain; charset=utf-8")
-        case "verbose_json":
-            let seconds = { (ms: Int) in Double(ms) / 1000 }
-            let finite = { (value: Double) in value.isFinite ? value : 0 }
-            return try .json(
-                Verbose(
-                    task: task.rawValue, language: transcript.language, duration: seconds(transcript.durationMs),
-                    text: transcript.text,
-                    segments: transcript.segments.enumerated().map { index, segment in
-                        .init(
-                            id: index, seek: 0, start: seconds(segment.startMs), end: seconds(segment.endMs),
-                            text: segment.text, tokens: [], temperature: 0,
-                            avg_logprob: finite(segment.averageLogProbability), compression_ratio: 0,
-                            no_speech_prob: finite(segment.noSpeechProbability))
-                    },
-                    words: words
-                        ? transcript.segments.flatMap(\.words).map {
-                            .init(word: $0.text, start: seconds($0.startMs), end: seconds($0.endMs))
-                        } : nil))
-        default:
-            return try .json(Simple(text: transcript.text))
-        }
     }
 }

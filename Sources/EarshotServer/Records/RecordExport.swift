@@ -106,6 +106,7 @@ struct RecordExport: Sendable {
             if summary.method == .extractive {
                 lines += ["_Extractive summary: sentences picked from the transcript (no language model)._", ""]
             }
+            for warning in summary.warnings { lines += ["> ⚠ \(warning)", ""] }
             lines += [summary.abstract, ""]
             if !summary.keyPoints.isEmpty {
                 lines += ["### Key points", ""]
@@ -117,6 +118,7 @@ struct RecordExport: Sendable {
             }
         }
         lines += ["## Transcript", ""]
+        for warning in transcript?.warnings ?? [] { lines += ["> ⚠ \(warning)", ""] }
         if let transcript, !transcript.segments.isEmpty {
             for segment in transcript.segments {
                 let who = segment.speaker.map { " **\($0):**" } ?? ""
@@ -131,7 +133,7 @@ struct RecordExport: Sendable {
             if translation.method == .speech {
                 lines += ["_Translated from the speech by Whisper._", ""]
             }
-            for warning in translation.warnings { lines += ["> \(warning)", ""] }
+            for warning in translation.warnings { lines += ["> ⚠ \(warning)", ""] }
             for segment in translation.segments {
                 lines += ["[\(Self.clock(segment.startMs))] \(segment.text)", ""]
             }

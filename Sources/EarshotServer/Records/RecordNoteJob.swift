@@ -1,3 +1,4 @@
+import EarshotAPI
 import EarshotCore
 import EarshotNotes
 import EarshotSpeech
@@ -5,9 +6,12 @@ import EarshotStore
 import Foundation
 
 /// The `record-note` job kind: summaries (task 1) and transcript translations (task 2) of a record, made by the
-/// configured ``NoteProcessing``. Input the processor refuses (an unsupported language, no language model
-/// configured for a translation) fails at once with its reason; a model that is down or slow is retried with
-/// backoff. On success ``RecordTasks/applyFinal(_:_:)`` copies the result into the record in the same transaction.
+/// configured ``NoteProcessing``. Input the processor refuses (an unsupported language: `INVALID_INPUT`), a missing
+/// language model (`NOT_CONFIGURED`) and output that fails the quality gate (`LOW_QUALITY_OUTPUT`: a translation in
+/// the wrong language, looping or describing itself) fail at once with a code and a message saying what to
+/// configure; a model that is down or slow is retried with backoff. A result that passes with findings succeeds
+/// with them as its warnings. On success ``RecordTasks/applyFinal(_:_:)`` copies the result into the record in the
+/// same transaction.
 struct RecordNoteJob: JobKind {
     static let name = "record-note"
     var name: String { Self.name }
@@ -25,9 +29,10 @@ struct RecordNoteJob: JobKind {
                     "SELECT \(RecordRow.columns) FROM records WHERE id = ?", payload.recordID
                 ).map { try $0.decode(RecordRow.self) }
             })
-        else { throw JobFailure.permanent("record \(payload.recordID) no longer exists") }
+        else { throw TaskFailure.failure(.invalidInput, "record \(payload.recordID) no longer exists") }
         guard let transcript = try row.transcript() else {
-            throw JobFailure.permanent("record \(payload.recordID) has no transcript; run task_type 0 first")
+            throw TaskFailure.failure(
+                .invalidInput, "record \(payload.recordID) has no transcript; run task_type 0 first")
         }
         let names = row.speakerNames
         let segments = transcript.segments.map {
@@ -42,27 +47,33 @@ struct RecordNoteJob: JobKind {
             return String(decoding: try encoder.encode(summary), as: UTF8.self)
         case 2:
             guard let target = payload.targetLanguage else {
-                throw JobFailure.permanent("translation task without a target language")
+                throw TaskFailure.failure(.invalidInput, "translation task without a target language")
             }
             let translation = try await processor.translate(segments, from: transcript.language, to: target)
             return String(decoding: try encoder.encode(translation), as: UTF8.self)
         default:
-            throw JobFailure.permanent("task_type \(payload.taskType) is not a record-note task")
+            throw TaskFailure.failure(.invalidInput, "task_type \(payload.taskType) is not a record-note task")
         }
     }
 
-    /// Wrong input or configuration fails at once; an unavailable model is retried with backoff.
+    /// Wrong input, missing configuration and output that fails the quality gate end the task at once with a
+    /// code; an unavailable model is retried with backoff.
     func failure(for error: any Error, job: Job) -> JobQueue.Failure {
-        if let error = error as? NotesError, Self.isPermanent(error) { return .permanent(reason: error.message) }
+        if let error = error as? NotesError, let code = Self.permanentCode(error) {
+            return TaskFailure.permanent(code, error.message)
+        }
         return .retry(reason: "\(error)", attempt: job.attempts, base: policy.retryDelay)
     }
 
-    /// Whether retrying cannot help: the input or the configuration is wrong, not the model's availability.
-    static func isPermanent(_ error: NotesError) -> Bool {
+    /// The wire code of an error retrying cannot help with (the input, the configuration or the model's ability is
+    /// wrong, not its availability); nil for errors worth retrying.
+    static func permanentCode(_ error: NotesError) -> ErrorCode? {
         switch error.code {
-        // invalidConfiguration includes "no language model configured" (llm-managed off and no llm-base-url).
-        case .invalidInput, .unsupportedLanguage, .invalidConfiguration: true
-        default: false
+        case .invalidInput, .unsupportedLanguage: .invalidInput
+        // Includes "no language model configured" (llm-managed off and no llm-base-url).
+        case .invalidConfiguration: .notConfigured
+        case .lowQuality: .lowQualityOutput
+        default: nil
         }
     }
 

@@ -123,7 +123,7 @@ extension RecordRow {
                             words: segment.words.isEmpty
                                 ? nil
                                 : segment.words.map { RecordWord(startMs: $0.startMs, endMs: $0.endMs, text: $0.text) })
-                    })
+                    }, warnings: transcript.warnings)
             },
             summary: summary.map(Self.wire), translations: try translations().mapValues { Self.wire($0, names: names) },
             tasks: tasks)

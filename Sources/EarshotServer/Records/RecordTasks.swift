@@ -253,12 +253,26 @@ struct RecordTasks: Sendable {
 
     static func wire(_ job: Job, link: Link) -> RecordTask {
         let status = TranscriptionService.status(job)
+        let (code, message) = status == .success ? (nil, nil) : TaskFailure.split(job.error)
+        let warnings = status == .success ? Self.warnings(of: job, link: link) : []
         return RecordTask(
             taskID: job.id, recordID: link.recordID, taskType: link.taskType, targetLanguage: link.targetLanguage,
             source: link.source, model: link.model, status: status,
-            progress: status == .success ? 100 : Int((job.progress * 100).rounded()),
-            error: status == .success ? nil : job.error, attempts: job.attempts, createdAtMs: job.createdAt,
-            updatedAtMs: job.updatedAt, finishedAtMs: job.finishedAt)
+            progress: status == .success ? 100 : Int((job.progress * 100).rounded()), error: message,
+            errorCode: status == .failure ? code : nil, warnings: warnings.isEmpty ? nil : warnings,
+            attempts: job.attempts, createdAtMs: job.createdAt, updatedAtMs: job.updatedAt,
+            finishedAtMs: job.finishedAt)
+    }
+
+    /// The warnings a succeeded task's result carries (transcript, summary or translation).
+    static func warnings(of job: Job, link: Link) -> [String] {
+        guard let result = job.result.map({ Data($0.utf8) }) else { return [] }
+        let decoder = JSONDecoder()
+        switch (link.taskType, link.source) {
+        case (0, _), (2, "speech"): return (try? decoder.decode(Transcript.self, from: result))?.warnings ?? []
+        case (1, _): return (try? decoder.decode(NoteSummary.self, from: result))?.warnings ?? []
+        default: return (try? decoder.decode(NoteTranslation.self, from: result))?.warnings ?? []
+        }
     }
 
     // MARK: Results
@@ -310,7 +324,7 @@ struct RecordTasks: Sendable {
                 segments: transcript.segments.map {
                     NoteSegment(startMs: $0.startMs, endMs: $0.endMs, speaker: $0.speaker, text: $0.text)
                 }, method: .speech, model: try link.decode("model", as: String?.self), detectedLanguage: nil,
-                warnings: [])
+                warnings: transcript.warnings)
             try setTranslation(db, recordID: recordID, translation, at: at)
         case (1, _):
             _ = try decoder.decode(NoteSummary.self, from: Data(result.utf8))

@@ -65,7 +65,7 @@ struct TranscriptionJob: JobKind {
                     transcript = try await attributeSpeakers(
                         transcript, samples: audio.samples, diarization: diarization, job: job, payload: payload)
                 }
-                transcript.warnings = audio.warnings
+                transcript.warnings = audio.warnings + transcript.warnings
                 return String(decoding: try TranscriptionService.encoder.encode(transcript), as: UTF8.self)
             default:
                 break

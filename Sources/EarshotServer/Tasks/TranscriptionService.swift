@@ -267,8 +267,10 @@ struct TranscriptionService: Sendable {
 
     /// The speaker-attribution options a task's `diarization` asks for.
     static func attributionOptions(_ diarization: TranscriptionTaskRequest.Diarization) -> SpeakerAttribution.Options {
-        SpeakerAttribution.Options(
+        var options = SpeakerAttribution.Options(
             speakers: diarization.speakers, minSpeakers: diarization.minSpeakers, maxSpeakers: diarization.maxSpeakers)
+        if let template = diarization.labelTemplate { options.labelTemplate = template }
+        return options
     }
 
     static func notFound(_ id: String) -> PlatformError { .notFound("no transcription task \(id)") }
@@ -305,6 +307,7 @@ struct TranscriptionService: Sendable {
         let payload = try payload(job)
         let transcript = try job.state == .succeeded ? transcript(job).map { SpeakerNames.apply(names, to: $0) } : nil
         let status = status(job)
+        let (code, message) = status == .success ? (nil, nil) : TaskFailure.split(job.error)
         return TranscriptionTask(
             taskID: job.id, status: status, progress: status == .success ? 100 : Int((job.progress * 100).rounded()),
             model: payload.model, language: transcript?.language ?? payload.language,
@@ -313,7 +316,8 @@ struct TranscriptionService: Sendable {
                 ? transcript?.segments.map {
                     TranscriptSegment(speaker: $0.speaker, startMs: $0.startMs, endMs: $0.endMs, text: $0.text)
                 } : nil,
-            error: status == .success ? nil : job.error, fileID: payload.fileID, userID: payload.userID,
+            error: message, errorCode: status == .failure ? code : nil, fileID: payload.fileID,
+            userID: payload.userID,
             recordID: recordID, warnings: transcript.flatMap { $0.warnings.isEmpty ? nil : $0.warnings },
             attempts: job.attempts, createdAtMs: job.createdAt, updatedAtMs: job.updatedAt,
             finishedAtMs: job.finishedAt)

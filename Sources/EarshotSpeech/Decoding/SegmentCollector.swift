@@ -11,6 +11,7 @@ final class SegmentCollector {
     private let timeMap: TimeMap
     private let durationMs: Int
     private let wordTimestamps: Bool
+    private let tokenDetails: Bool
     private var filter: HallucinationFilter
     private let emit: @Sendable (TranscriptionEvent) -> Void
     private var nextIndex: Int32 = 0
@@ -18,13 +19,14 @@ final class SegmentCollector {
     private(set) var segments: [Transcript.Segment] = []
 
     init(
-        model: SpeechModel, timeMap: TimeMap, durationMs: Int, wordTimestamps: Bool, filter: HallucinationFilter,
-        flag: CancellationFlag, emit: @escaping @Sendable (TranscriptionEvent) -> Void
+        model: SpeechModel, timeMap: TimeMap, durationMs: Int, wordTimestamps: Bool, tokenDetails: Bool = false,
+        filter: HallucinationFilter, flag: CancellationFlag, emit: @escaping @Sendable (TranscriptionEvent) -> Void
     ) {
         self.model = model
         self.timeMap = timeMap
         self.durationMs = durationMs
         self.wordTimestamps = wordTimestamps
+        self.tokenDetails = tokenDetails
         self.filter = filter
         self.flag = flag
         self.emit = emit
@@ -71,6 +73,7 @@ final class SegmentCollector {
         var wordStart: Int64 = 0
         var wordEnd: Int64 = 0
         var wordProbability = 1.0
+        var tokens: [Transcript.Token] = []
         func finishWord() {
             let word = String(decoding: wordBytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
             if !word.isEmpty {
@@ -88,13 +91,21 @@ final class SegmentCollector {
             guard data.id < endOfText else { continue }  // timestamps and special tokens
             logProbabilitySum += Double(data.plog)
             textTokens += 1
-            guard wordTimestamps, let piece = whisper_full_get_token_text_from_state(context, state, index, token)
+            guard wordTimestamps || tokenDetails,
+                let piece = whisper_full_get_token_text_from_state(context, state, index, token)
             else {
                 continue
             }
             let bytes = Array(
                 UnsafeBufferPointer(
                     start: UnsafeRawPointer(piece).assumingMemoryBound(to: UInt8.self), count: strlen(piece)))
+            if tokenDetails {
+                tokens.append(
+                    Transcript.Token(
+                        id: Int(data.id), text: String(decoding: bytes, as: UTF8.self), bytes: bytes,
+                        logprob: Double(data.plog)))
+            }
+            guard wordTimestamps else { continue }
             if bytes.first == UInt8(ascii: " "), !wordBytes.isEmpty { finishWord() }
             if wordBytes.isEmpty { wordStart = data.t0 }
             wordBytes += bytes
@@ -105,6 +116,6 @@ final class SegmentCollector {
         return Transcript.Segment(
             startMs: startMs, endMs: endMs, text: text.trimmingCharacters(in: .whitespaces), words: words,
             noSpeechProbability: Double(whisper_full_get_segment_no_speech_prob_from_state(state, index)),
-            averageLogProbability: textTokens > 0 ? logProbabilitySum / Double(textTokens) : 0)
+            averageLogProbability: textTokens > 0 ? logProbabilitySum / Double(textTokens) : 0, tokens: tokens)
     }
 }

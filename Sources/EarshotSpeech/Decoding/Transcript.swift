@@ -18,11 +18,14 @@ public struct Transcript: Sendable, Hashable, Codable {
         public var noSpeechProbability: Double
         /// Mean log-probability of the segment's text tokens (closer to 0 is more confident).
         public var averageLogProbability: Double
+        /// The text tokens with their ids and log-probabilities, when token details were requested
+        /// (``TranscriptionOptions/tokenDetails``); otherwise empty. Encoded only when not empty.
+        public var tokens: [Token]
 
         /// Creates a segment.
         public init(
             speaker: String? = nil, startMs: Int, endMs: Int, text: String, words: [Word] = [],
-            noSpeechProbability: Double = 0, averageLogProbability: Double = 0
+            noSpeechProbability: Double = 0, averageLogProbability: Double = 0, tokens: [Token] = []
         ) {
             self.speaker = speaker
             self.startMs = startMs
@@ -31,14 +34,63 @@ public struct Transcript: Sendable, Hashable, Codable {
             self.words = words
             self.noSpeechProbability = noSpeechProbability
             self.averageLogProbability = averageLogProbability
+            self.tokens = tokens
         }
 
+        /// How well the text compresses (``CompressionRatio``): above 2.4 suggests a repetitive, looping decode.
+        public var compressionRatio: Double { CompressionRatio.of(text) }
+
         enum CodingKeys: String, CodingKey {
-            case speaker, text, words
+            case speaker, text, words, tokens
             case startMs = "start_ms"
             case endMs = "end_ms"
             case noSpeechProbability = "no_speech_prob"
             case averageLogProbability = "avg_logprob"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            speaker = try container.decodeIfPresent(String.self, forKey: .speaker)
+            startMs = try container.decode(Int.self, forKey: .startMs)
+            endMs = try container.decode(Int.self, forKey: .endMs)
+            text = try container.decode(String.self, forKey: .text)
+            words = try container.decodeIfPresent([Word].self, forKey: .words) ?? []
+            noSpeechProbability = try container.decodeIfPresent(Double.self, forKey: .noSpeechProbability) ?? 0
+            averageLogProbability = try container.decodeIfPresent(Double.self, forKey: .averageLogProbability) ?? 0
+            tokens = try container.decodeIfPresent([Token].self, forKey: .tokens) ?? []
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(speaker, forKey: .speaker)
+            try container.encode(startMs, forKey: .startMs)
+            try container.encode(endMs, forKey: .endMs)
+            try container.encode(text, forKey: .text)
+            try container.encode(words, forKey: .words)
+            try container.encode(noSpeechProbability, forKey: .noSpeechProbability)
+            try container.encode(averageLogProbability, forKey: .averageLogProbability)
+            if !tokens.isEmpty { try container.encode(tokens, forKey: .tokens) }
+        }
+    }
+
+    /// One decoded text token: its id in the model's vocabulary, its text piece and its log-probability.
+    public struct Token: Sendable, Hashable, Codable {
+        /// The vocabulary id.
+        public var id: Int
+        /// The token's text (a piece of a word, with its leading space when it starts one); may be a partial
+        /// UTF-8 sequence rendered with replacement characters.
+        public var text: String
+        /// The token's bytes (a multi-byte character may span tokens).
+        public var bytes: [UInt8]
+        /// Natural log of the token's probability.
+        public var logprob: Double
+
+        /// Creates a token.
+        public init(id: Int, text: String, bytes: [UInt8], logprob: Double) {
+            self.id = id
+            self.text = text
+            self.bytes = bytes
+            self.logprob = logprob
         }
     }
 

@@ -48,6 +48,16 @@ public struct TranscriptionOptions: Sendable, Hashable {
     public var noSpeechThreshold: Float = 0.6
     /// Compute per-word start/end times and probabilities (token timestamps).
     public var wordTimestamps: Bool = false
+    /// Keep every text token (id, text, log-probability) in ``Transcript/Segment/tokens`` (OpenAI's `tokens` and
+    /// `logprobs`); off by default, as it makes stored transcripts several times larger.
+    public var tokenDetails: Bool = false
+    /// Below this detected-language probability the detection is uncertain: the decode tries the most likely
+    /// languages (up to ``languageCandidates``), keeps the one that decodes best and says so in the transcript's
+    /// warnings. Between this and 90 % the other candidates are tried only when the detected language decodes
+    /// badly (nothing recognised, or a low mean log-probability).
+    public var languageConfidence: Double = 0.5
+    /// How many detected languages an uncertain decode tries, at most (1: always trust detection).
+    public var languageCandidates: Int = 3
     /// Voice-activity detection before decoding; nil decodes everything (silence invites hallucinations).
     public var voiceActivity: VoiceActivityOptions? = VoiceActivityOptions()
     /// Feed each window the previous window's text. Off by default: it makes loops more likely.

@@ -59,22 +59,84 @@ struct WhisperDecode: Sendable {
         }
 
         // 3. Language.
-        let language: String
+        var language: String
         var languageProbability: Double?
+        var ranked: [(code: String, probability: Double)] = []
         if !model.isMultilingual {
             language = "en"
         } else if let fixed = options.language {
             language = whisper_lang_str(whisper_lang_id(fixed)).map { String(cString: $0) } ?? fixed
         } else {
-            (language, languageProbability) = try detectLanguage(
-                regions.samples, state: state, audioContext: audioContext)
+            ranked = try detectLanguages(regions.samples, state: state, audioContext: audioContext)
+            (language, languageProbability) = (ranked[0].code, ranked[0].probability)
         }
-        emit(.language(code: language, probability: languageProbability))
         try checkCancellation()
 
-        // 4. Decode.
+        // 4. Decode: once, or once per likely language when detection is unsure.
+        let candidates = Self.candidates(ranked, options: options)
+        var warnings: [String] = []
+        var segments: [Transcript.Segment]
+        if candidates.count <= 1 {
+            emit(.language(code: language, probability: languageProbability))
+            segments = try decode(regions, language: language, audioContext: audioContext, state: state, emit: emit)
+        } else {
+            var best: (code: String, probability: Double, segments: [Transcript.Segment], score: Double)?
+            for (attempt, candidate) in candidates.enumerated() {
+                // Each attempt's segments are held back until one is chosen; progress covers all attempts.
+                let attempts = Double(candidates.count)
+                let decoded = try decode(
+                    regions, language: candidate.code, audioContext: audioContext, state: state,
+                    emit: { [emit] event in
+                        if case .progress(let fraction) = event { emit(.progress((Double(attempt) + fraction) / attempts)) }
+                    })
+                let score = Self.score(decoded)
+                if best == nil || score > best!.score {
+                    best = (candidate.code, candidate.probability, decoded, score)
+                }
+                // The most likely language settles it when it decodes confidently, or decodes acceptably and was
+                // detected with some confidence.
+                if attempt == 0,
+                    score >= Self.confidentScore
+                        || (candidate.probability >= options.languageConfidence && score >= Self.acceptableScore)
+                {
+                    break
+                }
+            }
+            let chosen = best!
+            (language, languageProbability, segments) = (chosen.code, chosen.probability, chosen.segments)
+            emit(.language(code: language, probability: languageProbability))
+            for segment in segments { emit(.segment(segment)) }
+            if language != candidates[0].code || candidates[0].probability < options.languageConfidence {
+                let shown = candidates.map { "\($0.code) \(Int(($0.probability * 100).rounded())) %" }
+                warnings.append(
+                    "the spoken language was uncertain (detected " + shown.joined(separator: ", ")
+                        + "): transcribed as \(language), the candidate that decoded best; pass the language if this "
+                        + "is wrong")
+            }
+        }
+        if segments.isEmpty, speechMs >= 1_000 {
+            let detected =
+                languageProbability.map { " (language \(language), detected with probability \(Self.twoDigits($0)))" }
+                ?? ""
+            warnings.append(
+                "no words were recognised in \(Self.twoDigits(Double(speechMs) / 1000)) s of speech\(detected); pass "
+                    + "the spoken language, or try a larger model (asr-pro)")
+        }
+        emit(.progress(1))
+        return Transcript(
+            language: language, languageProbability: languageProbability, durationMs: durationMs, speechMs: speechMs,
+            segments: segments, warnings: warnings)
+    }
+
+    /// One `whisper_full_with_state` over the speech in `language`; returns the kept segments.
+    private func decode(
+        _ regions: SpeechRegions, language: String, audioContext: Int32, state: DecodeState,
+        emit: @escaping @Sendable (TranscriptionEvent) -> Void
+    ) throws -> [Transcript.Segment] {
+        let model = state.model
         let collector = SegmentCollector(
-            model: model, timeMap: regions.timeMap, durationMs: durationMs, wordTimestamps: options.wordTimestamps,
+            model: model, timeMap: regions.timeMap, durationMs: samples.count / 16,
+            wordTimestamps: options.wordTimestamps, tokenDetails: options.tokenDetails,
             filter: HallucinationFilter(configuration: options.filter), flag: flag, emit: emit)
         let status = try withParameters(language: language, audioContext: audioContext, collector: collector) {
             parameters in
@@ -86,20 +148,55 @@ struct WhisperDecode: Sendable {
         try checkCancellation()
         try check(status, "whisper_full_with_state")
         collector.drain(state.state)
-        emit(.progress(1))
-        return Transcript(
-            language: language, languageProbability: languageProbability, durationMs: durationMs, speechMs: speechMs,
-            segments: collector.segments)
+        return collector.segments
+    }
+
+    /// The languages worth trying: the detected one alone when detection is sure (``trustedProbability``) or
+    /// candidates are off, else the most likely few (each at least 2 %).
+    static func candidates(_ ranked: [(code: String, probability: Double)], options: TranscriptionOptions)
+        -> [(code: String, probability: Double)]
+    {
+        guard let first = ranked.first, first.probability < trustedProbability, options.languageCandidates > 1
+        else { return Array(ranked.prefix(1)) }
+        return [first] + ranked.dropFirst().prefix(options.languageCandidates - 1).filter { $0.probability >= 0.02 }
+    }
+
+    /// A decode's confidence: the token-weighted mean log-probability of its segments, lowered for looping text;
+    /// −∞ when nothing was recognised.
+    static func score(_ segments: [Transcript.Segment]) -> Double {
+        var total = 0.0
+        var weight = 0.0
+        for segment in segments {
+            let length = Double(max(1, segment.text.utf8.count))
+            let penalty = segment.compressionRatio > 2.4 ? 1.0 : 0
+            total += (segment.averageLogProbability - penalty) * length
+            weight += length
+        }
+        return weight > 0 ? total / weight : -.infinity
+    }
+
+    /// A first candidate scoring at least this is kept without trying the others.
+    static let confidentScore = -0.35
+    /// A first candidate detected with at least ``TranscriptionOptions/languageConfidence`` and scoring at least
+    /// this is kept (measured: German speech detected as Thai with 68 % decodes at about −1.2 in Thai).
+    static let acceptableScore = -0.8
+    /// Detection at least this sure is not second-guessed (no extra decode).
+    static let trustedProbability = 0.9
+
+    static func twoDigits(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
     }
 
     private func checkCancellation() throws {
         if flag.isCancelled { throw CancellationError() }
     }
 
-    /// Language id on the first 30 s with the same encoder window the decode will use.
-    private func detectLanguage(
+    /// Language id on the first 30 s with the same encoder window the decode will use: every language with its
+    /// probability, most likely first.
+    private func detectLanguages(
         _ samples: [Float], state: DecodeState, audioContext: Int32
-    ) throws -> (String, Double) {
+    ) throws -> [(code: String, probability: Double)] {
         let model = state.model
         if state.lastAudioContext != audioContext { setAudioContext(audioContext, on: state) }
         let head = samples.prefix(30 * 16_000)
@@ -109,10 +206,12 @@ struct WhisperDecode: Sendable {
         try check(status, "whisper_pcm_to_mel_with_state")
         var probabilities = [Float](repeating: 0, count: Int(whisper_lang_max_id()) + 1)
         let id = whisper_lang_auto_detect_with_state(model.context, state.state, 0, threads, &probabilities)
-        guard id >= 0, let code = whisper_lang_str(id) else {
+        guard id >= 0, whisper_lang_str(id) != nil else {
             throw SpeechError(.decodeFailed, "whisper.cpp language detection failed with status \(id)")
         }
-        return (String(cString: code), Double(probabilities[Int(id)]))
+        return probabilities.enumerated().compactMap { index, probability in
+            whisper_lang_str(Int32(index)).map { (String(cString: $0), Double(probability)) }
+        }.sorted { $0.probability > $1.probability }
     }
 
     /// whisper.cpp keeps a state's encoder window size from its last full decode and has no setter; a decode

@@ -6,9 +6,9 @@ import Foundation
 /// |---|---|
 /// | `txt` | one segment per line |
 /// | `srt` | numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, blank line after each |
-/// | `vtt` | `WEBVTT` header, cues `HH:MM:SS.mmm --> HH:MM:SS.mmm` |
+/// | `vtt` | `WEBVTT` header, the transcript's warnings as `NOTE` blocks, cues `HH:MM:SS.mmm --> HH:MM:SS.mmm` |
 /// | `tsv` | header `start\tend\ttext`, times in integer milliseconds (as whisper.cpp writes them) |
-/// | `json` | `{"language", "language_probability", "duration_ms", "segments": [{speaker, start_ms, end_ms, text, words}]}` |
+/// | `json` | `{"language", "language_probability", "duration_ms", "segments": [{speaker, start_ms, end_ms, text, words}], "warnings"}` (warnings only when there are some) |
 ///
 /// Speakers, when set, prefix the text as `[SPEAKER] ` in txt/srt, as a `<v SPEAKER>` voice tag in vtt, and
 /// as a fourth column in tsv. Output always ends with a newline.
@@ -61,36 +61,58 @@ public struct TranscriptFormatter: Sendable {
         segment.speaker.map { "[\($0)] \(segment.text)" } ?? segment.text
     }
 
-    private func text(_ transcript: Transcript) -> String {
-        transcript.segments.map { spoken($0) + "\n" }.joined()
+    /// Whether segments can be written as they are decoded: every format but `json`. Streamed output equals
+    /// ``string(for:)`` for a transcript without speakers or warnings: ``streamHeader(speakers:)``, then each
+    /// ``piece(_:index:speakers:)``.
+    public var streams: Bool { format != .json }
+
+    /// What comes before the first segment (`WEBVTT`, the tsv header); empty for txt and srt.
+    public func streamHeader(speakers: Bool = false) -> String {
+        switch format {
+        case .vtt: "WEBVTT\n\n"
+        case .tsv: speakers ? "start\tend\ttext\tspeaker\n" : "start\tend\ttext\n"
+        case .txt, .srt, .json: ""
+        }
     }
 
-    private func subRip(_ transcript: Transcript) -> String {
-        transcript.segments.enumerated().map { index, segment in
-            "\(index + 1)\n" + Self.timestamp(segment.startMs, separator: ",") + " --> "
+    /// Segment `index` (from 0) as the whole output writes it; empty for json.
+    public func piece(_ segment: Transcript.Segment, index: Int, speakers: Bool = false) -> String {
+        switch format {
+        case .txt:
+            return spoken(segment) + "\n"
+        case .srt:
+            return "\(index + 1)\n" + Self.timestamp(segment.startMs, separator: ",") + " --> "
                 + Self.timestamp(segment.endMs, separator: ",") + "\n" + spoken(segment) + "\n\n"
-        }.joined()
+        case .vtt:
+            let cue = segment.speaker.map { "<v \($0)>\(segment.text)" } ?? segment.text
+            return Self.timestamp(segment.startMs, separator: ".") + " --> "
+                + Self.timestamp(segment.endMs, separator: ".") + "\n" + cue + "\n\n"
+        case .tsv:
+            let text = segment.text.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+            return "\(segment.startMs)\t\(segment.endMs)\t\(text)" + (speakers ? "\t\(segment.speaker ?? "")" : "") + "\n"
+        case .json:
+            return ""
+        }
     }
+
+    private func pieces(_ transcript: Transcript, speakers: Bool = false) -> String {
+        transcript.segments.enumerated().map { piece($0.element, index: $0.offset, speakers: speakers) }.joined()
+    }
+
+    private func text(_ transcript: Transcript) -> String { pieces(transcript) }
+
+    private func subRip(_ transcript: Transcript) -> String { pieces(transcript) }
 
     private func webVTT(_ transcript: Transcript) -> String {
-        "WEBVTT\n\n"
-            + transcript.segments.map { segment in
-                let cue = segment.speaker.map { "<v \($0)>\(segment.text)" } ?? segment.text
-                return Self.timestamp(segment.startMs, separator: ".") + " --> "
-                    + Self.timestamp(segment.endMs, separator: ".") + "\n" + cue + "\n\n"
-            }.joined()
+        // Warnings as NOTE blocks (comments every WebVTT reader skips); "-->" may not appear in one.
+        streamHeader()
+            + transcript.warnings.map { "NOTE \($0.replacingOccurrences(of: "-->", with: "->"))\n\n" }.joined()
+            + pieces(transcript)
     }
 
     private func tabSeparated(_ transcript: Transcript) -> String {
         let speakers = transcript.segments.contains { $0.speaker != nil }
-        let header = speakers ? "start\tend\ttext\tspeaker\n" : "start\tend\ttext\n"
-        return header
-            + transcript.segments.map { segment in
-                let text = segment.text.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(
-                    of: "\n", with: " ")
-                return "\(segment.startMs)\t\(segment.endMs)\t\(text)" + (speakers ? "\t\(segment.speaker ?? "")" : "")
-                    + "\n"
-            }.joined()
+        return streamHeader(speakers: speakers) + pieces(transcript, speakers: speakers)
     }
 
     /// The seed's segment shape `{speaker, start_ms, end_ms, text}` plus `words` (and the transcript's language).
@@ -116,6 +138,7 @@ public struct TranscriptFormatter: Sendable {
         var language_probability: Double?
         var duration_ms: Int
         var segments: [Segment]
+        var warnings: [String]?
     }
 
     private func json(_ transcript: Transcript) -> String {
@@ -126,7 +149,7 @@ public struct TranscriptFormatter: Sendable {
                 .init(
                     speaker: $0.speaker, start_ms: $0.startMs, end_ms: $0.endMs, text: $0.text,
                     words: includeWords && !$0.words.isEmpty ? $0.words : nil)
-            })
+            }, warnings: transcript.warnings.isEmpty ? nil : transcript.warnings)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Encoding these plain values cannot fail.

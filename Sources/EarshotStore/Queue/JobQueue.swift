@@ -149,6 +149,21 @@ public struct JobQueue: Sendable {
         }
     }
 
+    /// Claims job `id` for `owner` when it is queued and due (a process that created a job and wants to run it
+    /// itself, like `earshot notes add`), or nil when it is not (another worker has it, or it is final).
+    public func claim(id: String, owner: String, lease: Duration) async throws -> Job? {
+        let at = now()
+        let expires = at + lease.milliseconds
+        return try await metadata.write { db in
+            try db.queryFirst(
+                "UPDATE jobs SET state = 'running', stage = NULL, attempts = attempts + 1, lease_owner = ?, "
+                    + "lease_expires_at = ?, heartbeat_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? "
+                    + "WHERE id = ? AND state = 'queued' AND run_after <= ? RETURNING \(Job.columns)",
+                owner, expires, at, at, at, id, at
+            ).map { try $0.decode(Job.self) }
+        }
+    }
+
     /// Extends the lease and records progress/stage. Returns false when `owner` no longer holds the job (it was
     /// cancelled, or its lease expired and it was re-queued): the worker must stop and not finish it.
     public func heartbeat(

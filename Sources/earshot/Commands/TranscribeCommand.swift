@@ -15,8 +15,12 @@ enum TranscribeCommand: Command {
             "Transcribe audio files (wav, mp3, m4a/aac, flac, ogg/opus, webm, raw s16le) with the Whisper engine.",
         discussion: """
             --model takes a tier (asr-fast: greedy, asr-pro: beam 5) or an alias of one (whisper-1, ikho-asr-fast, \
-            ikho-asr-pro), a model name from 'earshot models list', or the path of a whisper.cpp ggml file. Without --output the transcript goes to stdout. --jobs files are \
-            decoded at once. VAD (Silero) is on; a progress bar is drawn on stderr when it is a terminal. \
+            ikho-asr-pro), a model name from 'earshot models list', or the path of a whisper.cpp ggml file. Without \
+            --output the transcript goes to stdout, each segment as soon as it is decoded (txt, srt, vtt, tsv; also \
+            to a pipe), unless --diarize or --jobs above 1 holds it until the file is done. --jobs files are \
+            decoded at once. VAD (Silero) is on; a progress bar with the time left is drawn on stderr when it is a \
+            terminal. Warnings (a converted WAV, an uncertain language, speech with no words recognised) go to \
+            stderr. \
             --diarize labels speakers (Speaker 1, 2, … in order of first appearance, or --speaker-label's template) \
             and splits segments where the speaker changes; --voiceprint NAME=FILE enrols a voice from FILE so that a \
             matching speaker is called NAME (repeatable; by convention "Me" for the device wearer).
@@ -75,6 +79,8 @@ enum TranscribeCommand: Command {
             speakers = nil
         }
         let decodeOptions = speakers == nil ? options : SpeakerAttribution.prepare(options)
+        // Segments go out as they are decoded when nothing reorders or relabels them afterwards.
+        let streaming = plan.outputDirectory == nil && plan.formatter.streams && speakers == nil && plan.jobs == 1
 
         var failures = 0
         try await withThrowingTaskGroup(of: (Int, Result<Transcript, any Error>).self) { group in
@@ -91,12 +97,21 @@ enum TranscribeCommand: Command {
                             writeError("earshot transcribe: \(file): warning: \(warning)")
                         }
                         var transcript: Transcript?
+                        var printed = 0
+                        if streaming { plan.emit(plan.formatter.streamHeader(), progress: progress) }
                         for try await event in engine.transcribe(samples: audio.samples, options: decodeOptions) {
                             switch event {
                             case .progress(let fraction): progress.update(index, fraction)
+                            case .segment(let segment) where streaming:
+                                plan.emit(plan.formatter.piece(segment, index: printed), progress: progress)
+                                printed += 1
                             case .completed(let result): transcript = result
                             default: break
                             }
+                        }
+                        for warning in transcript?.warnings ?? [] {
+                            progress.clear()
+                            writeError("earshot transcribe: \(file): warning: \(warning)")
                         }
                         if let speakers, let words = transcript {
                             transcript = try await speakers.attribution.attribute(
@@ -122,7 +137,9 @@ enum TranscribeCommand: Command {
                 // Print in input order.
                 while let result = outputs[printed] {
                     outputs[printed] = nil
-                    if !plan.write(result, of: plan.files[printed], progress: progress) { failures += 1 }
+                    if !plan.write(result, of: plan.files[printed], progress: progress, streamed: streaming) {
+                        failures += 1
+                    }
                     printed += 1
                 }
             }
@@ -213,14 +230,25 @@ enum TranscribeCommand: Command {
             threads = try positive("threads") ?? max(1, ProcessInfo.processInfo.activeProcessorCount / jobs)
         }
 
-        /// Writes one file's result; false if it failed.
-        func write(_ result: Result<Transcript, any Error>, of file: String, progress: ProgressLine) -> Bool {
+        /// Prints `text` to stdout at once (also through a pipe), clearing the progress bar first.
+        func emit(_ text: String, progress: ProgressLine) {
+            guard !text.isEmpty else { return }
+            progress.clear()
+            print(text, terminator: "")
+            fflush(nil)
+        }
+
+        /// Writes one file's result (unless its segments were already `streamed`); false if it failed.
+        func write(
+            _ result: Result<Transcript, any Error>, of file: String, progress: ProgressLine, streamed: Bool
+        ) -> Bool {
             switch result {
             case .failure(let error):
                 progress.clear()
                 writeError("earshot transcribe: \(file): \(error)")
                 return false
             case .success(let transcript):
+                if streamed { return true }
                 let text = formatter.string(for: transcript)
                 if let outputDirectory {
                     let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -246,13 +274,14 @@ enum TranscribeCommand: Command {
     }
 }
 
-/// A one-line progress bar on stderr (only when stderr is a terminal).
+/// A one-line progress bar on stderr with the time left (only when stderr is a terminal).
 final class ProgressLine: @unchecked Sendable {
     // SAFETY: all state is behind `lock`.
     private let lock = NSLock()
     private let enabled: Bool
     private var fractions: [Double]
-    private var lastDrawn = -1
+    private var lastDrawn = ""
+    private let started = ContinuousClock.now
 
     init(enabled: Bool, files: Int) {
         self.enabled = enabled
@@ -264,22 +293,22 @@ final class ProgressLine: @unchecked Sendable {
         lock.withLock {
             fractions[index] = fraction
             let total = fractions.reduce(0, +) / Double(fractions.count)
-            let percent = Int(total * 100)
-            guard percent != lastDrawn else { return }
-            lastDrawn = percent
-            let width = 30
-            let filled = Int(total * Double(width))
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             let done = fractions.filter { $0 >= 1 }.count
-            draw("\r[\(bar)] \(percent)% (\(done)/\(fractions.count) files)")
+            let line =
+                ProgressDisplay.bar("transcribing", fraction: total, elapsed: ContinuousClock.now - started)
+                + (fractions.count > 1 ? " (\(done)/\(fractions.count) files)" : "")
+            guard line != lastDrawn else { return }
+            lastDrawn = line
+            draw("\r\u{1B}[K" + line)
         }
     }
 
     func clear() {
         guard enabled else { return }
         lock.withLock {
+            guard !lastDrawn.isEmpty else { return }
             draw("\r\u{1B}[K")
-            lastDrawn = -1
+            lastDrawn = ""
         }
     }
 
