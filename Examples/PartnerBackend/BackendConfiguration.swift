@@ -21,6 +21,9 @@ struct BackendConfiguration: Sendable {
     var sessions: AppSessions
     var userTokenTTL = 3600
     var model = "asr-fast"
+    /// How speakers are labelled in transcripts (seed 001's app shows "发言人 1 / 发言人 2"); `BACKEND_SPEAKER_LABEL`,
+    /// empty for no speaker labelling.
+    var speakerLabel: String? = "发言人 {n}"
 
     /// Reads the environment; throws one message listing every problem.
     static func load(_ environment: [String: String]) throws(ConfigurationProblem) -> BackendConfiguration {
@@ -69,6 +72,15 @@ struct BackendConfiguration: Sendable {
                 configuration.model = model
             } else {
                 problems.append("BACKEND_MODEL '\(model)' is not asr-fast or asr-pro")
+            }
+        }
+        if let label = environment["BACKEND_SPEAKER_LABEL"] {
+            if label.isEmpty {
+                configuration.speakerLabel = nil
+            } else if label.contains("{n}") {
+                configuration.speakerLabel = label
+            } else {
+                problems.append("BACKEND_SPEAKER_LABEL '\(label)' needs {n} where the speaker's number goes")
             }
         }
         if let publicURL = environment["BACKEND_PUBLIC_URL"], !publicURL.isEmpty {

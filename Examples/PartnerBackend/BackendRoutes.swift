@@ -84,6 +84,8 @@ struct BackendRoutes: Sendable {
             let task = try await transcriptions.create(
                 TranscriptionTaskRequest(
                     fileURL: file, model: configuration.model, language: body.language,
+                    // Speakers labelled as seed 001's transcripts show them.
+                    diarization: configuration.speakerLabel.map { .init(enabled: true, labelTemplate: $0) },
                     callbackURL: publicURL.value + "/webhooks/earshot", userID: user),
                 idempotencyKey: "recording-" + MD5.hex(Array("\(user)\n\(file)".utf8)))
             return try .json(CompleteResponse(transcriptionID: task.taskID, status: task.status), status: .accepted)

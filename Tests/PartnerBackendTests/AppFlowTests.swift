@@ -64,6 +64,9 @@ import Testing
             #expect(times.allSatisfy { $0.0 >= 0 && $0.0 < $0.1 && $0.1 <= 11_500 }, "\(times)")
             #expect(zip(times, times.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "\(times)")
             #expect((times.first?.0 ?? .max) < 2_000 && (times.last?.1 ?? 0) > 8_000, "\(times)")
+            // The backend asks for speakers, labelled as seed 001's app shows them.
+            let speakers = segments.compactMap { $0["speaker"] as? String }
+            #expect(speakers.count == segments.count && speakers.allSatisfy { $0.hasPrefix("发言人 ") }, "\(speakers)")
 
             // Another user of the same app cannot read it; no session is refused.
             #expect(try await stack.call("GET", "/recordings/\(id)/transcript", session: "session-bob").status == 404)
