@@ -224,7 +224,7 @@ extension ServerConfiguration {
             config.summaryMethod = value
             return nil
         },
-    ]
+    ] + accountSettings
 
     /// A setting holding a byte size (`512KiB`, `25MiB`…) within `range`.
     private static func sizeSetting(
@@ -343,6 +343,7 @@ extension ServerConfiguration {
                     setting: "llm-model", source: "with llm-base-url",
                     message: "name the model to ask at \(config.llmBaseURL!) (example: gpt-4o-mini)"))
         }
+        issues += config.accountIssues()
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return config
     }
