@@ -73,7 +73,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization",
+            "EarshotDiarization", "EarshotAccounts",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
