@@ -134,6 +134,9 @@ public struct AccountDirectory: Sendable {
             guard let account = try Self.account(db, tenant: tenant, address: address.value) else {
                 throw AccountError.invalid("code", "no code was sent for this address; sign up first")
             }
+            guard account.status != .disabled else {
+                throw AccountError(.forbidden, "this account is disabled; ask the administrator")
+            }
             if let failure = try VerificationCode.consume(db, code, accountID: account.id, purpose: .verify, now: at)
             {
                 return (nil, failure)

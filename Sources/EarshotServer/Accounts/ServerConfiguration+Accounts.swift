@@ -37,15 +37,6 @@ public struct AccountSettings: Sendable, Equatable {
     public var accountLimit = "60/15m"
 
     public init() {}
-
-    public static func == (a: AccountSettings, b: AccountSettings) -> Bool {
-        a.tokenTTL == b.tokenTTL && a.sessionTTL == b.sessionTTL && a.codeTTL == b.codeTTL
-            && a.codeResendInterval == b.codeResendInterval && a.codeAttempts == b.codeAttempts && a.argon2 == b.argon2
-            && a.smtpURL == b.smtpURL && a.smtpFrom == b.smtpFrom && a.smtpUsername == b.smtpUsername
-            && a.smtpPassword == b.smtpPassword && a.smtpStartTLS == b.smtpStartTLS && a.smtpCAFile == b.smtpCAFile
-            && a.smsURL == b.smsURL && a.smsToken == b.smsToken && a.smsFrom == b.smsFrom && a.ipLimit == b.ipLimit
-            && a.addressLimit == b.addressLimit && a.accountLimit == b.accountLimit
-    }
 }
 
 extension ServerConfiguration {
