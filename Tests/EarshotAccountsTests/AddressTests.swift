@@ -49,21 +49,21 @@ import Testing
         #expect(try PhoneNumber("+14155550123").country == nil)
     }
 
-    @Test(arguments: [
-        ("4155550123", nil, "phone", "must start with +"),
-        ("+1 415 555", nil, "phone", "has 7 digits"),
-        ("+1234567890123456", nil, "phone", "has 16 digits"),
-        ("+14155550123", "DE", "phone", "is not a Germany number"),
-        ("+4412345678", "GB", "phone", "has 8 digits after +44"),
-        ("+4915112345678", "XX", "country", "is not an ISO 3166-1 alpha-2 country code"),
-        ("+4915112345678", "Germany", "country", "GET /open/accounts/countries"),
-        ("+1 415 555 0123 ext 7", nil, "phone", "'e'"),
-        ("+1 415 555 ０１２３", nil, "phone", "U+FF10 FULLWIDTH DIGIT ZERO"),
-        ("+1 415 555 ٠١٢٣", nil, "phone", "ARABIC-INDIC DIGIT"),
-        ("+999 12345678", nil, "phone", "known calling code"),
-    ] as [(String, String?, String, String)])
-    func malformedPhonesAndUnknownCountriesAreRefused(input: String, country: String?, field: String, problem: String)
-    {
+    @Test(
+        arguments: [
+            ("4155550123", nil, "phone", "must start with +"),
+            ("+1 415 555", nil, "phone", "has 7 digits"),
+            ("+1234567890123456", nil, "phone", "has 16 digits"),
+            ("+14155550123", "DE", "phone", "is not a Germany number"),
+            ("+4412345678", "GB", "phone", "has 8 digits after +44"),
+            ("+4915112345678", "XX", "country", "is not an ISO 3166-1 alpha-2 country code"),
+            ("+4915112345678", "Germany", "country", "GET /open/accounts/countries"),
+            ("+1 415 555 0123 ext 7", nil, "phone", "'e'"),
+            ("+1 415 555 ０１２３", nil, "phone", "U+FF10 FULLWIDTH DIGIT ZERO"),
+            ("+1 415 555 ٠١٢٣", nil, "phone", "ARABIC-INDIC DIGIT"),
+            ("+999 12345678", nil, "phone", "known calling code"),
+        ] as [(String, String?, String, String)])
+    func malformedPhonesAndUnknownCountriesAreRefused(input: String, country: String?, field: String, problem: String) {
         let error = #expect(throws: AccountError.self) { try PhoneNumber(input, country: country) }
         #expect(error?.field == field)
         #expect(error?.message.hasPrefix("\(field): ") == true)
@@ -72,8 +72,11 @@ import Testing
 
     @Test func theCountryTableHasEveryCallingCountry() throws {
         #expect(Country.all.count > 240)
-        #expect(Country.named("cn") == Country(code: "CN", name: "China", callingCode: "86",
-            nationalNumberLengths: [7, 8, 9, 10, 11, 12]))
+        #expect(
+            Country.named("cn")
+                == Country(
+                    code: "CN", name: "China", callingCode: "86",
+                    nationalNumberLengths: [7, 8, 9, 10, 11, 12]))
         #expect(Country.named("GB")?.callingCode == "44")
         #expect(Set(Country.all.map(\.code)).count == Country.all.count)
     }

@@ -140,6 +140,9 @@ import Testing
             _ = try await accounts.resendCode(tenant: Self.tenant, address: Self.ada, purpose: "verify")
             let second = try await Self.lastCode(store, to: "ada@example.com")
             #expect(try await accounts.verify(tenant: Self.tenant, address: Self.ada, code: second).status == .active)
+            // A verified address gets no new verification code, and the answer is the one for unknown addresses.
+            clock.advance(.seconds(61))
+            #expect(try await accounts.resendCode(tenant: Self.tenant, address: Self.ada, purpose: "verify") == nil)
             // Unknown addresses get no code and no error (the answer does not reveal who has an account).
             let nobody = AccountAddress.email(try EmailAddress("nobody@example.com"))
             #expect(try await accounts.resendCode(tenant: Self.tenant, address: nobody, purpose: "reset") == nil)
@@ -172,7 +175,9 @@ import Testing
             #expect(phone.token.hasPrefix("est_"))
             #expect(console.csrfToken != nil)
             let stored = try await store.read { db in
-                try db.query("SELECT token_hash FROM account_sessions").map { try $0.decode("token_hash", as: String.self) }
+                try db.query("SELECT token_hash FROM account_sessions").map {
+                    try $0.decode("token_hash", as: String.self)
+                }
             }
             #expect(!stored.contains(phone.token))
             #expect(try await accounts.authenticate(sessionToken: phone.token).0.id == phone.session.id)
@@ -201,7 +206,8 @@ import Testing
             _ = try await accounts.requestPasswordReset(tenant: Self.tenant, address: Self.ada)
             let code = try await Self.lastCode(store, to: "ada@example.com")
             let weak = await #expect(throws: AccountError.self) {
-                try await accounts.resetPassword(tenant: Self.tenant, address: Self.ada, code: code, newPassword: "1234")
+                try await accounts.resetPassword(
+                    tenant: Self.tenant, address: Self.ada, code: code, newPassword: "1234")
             }
             #expect(weak?.field == "new_password")
             _ = try await accounts.resetPassword(

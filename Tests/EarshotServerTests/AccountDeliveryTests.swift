@@ -75,8 +75,10 @@ import Testing
             #expect(resetText.contains("password reset code"))
             let changed = try await platform.send(
                 "POST", APIPath.accountPasswordReset,
-                json: ["email": "ada@example.com", "code": try verificationCode(in: resetText),
-                       "new_password": "a completely new passphrase"])
+                json: [
+                    "email": "ada@example.com", "code": try verificationCode(in: resetText),
+                    "new_password": "a completely new passphrase",
+                ])
             #expect(changed.status == 204, "\(changed.text)")
             #expect(try await platform.send("GET", APIPath.accountMe, token: second).status == 401)
             let old = try await platform.send(
@@ -89,8 +91,10 @@ import Testing
             // Replaying the reset code is refused by name.
             let replay = try await platform.send(
                 "POST", APIPath.accountPasswordReset,
-                json: ["email": "ada@example.com", "code": try verificationCode(in: resetText),
-                       "new_password": "yet another passphrase"])
+                json: [
+                    "email": "ada@example.com", "code": try verificationCode(in: resetText),
+                    "new_password": "yet another passphrase",
+                ])
             #expect(replay.status == 400)
             #expect(replay.errorMessage.hasPrefix("code: this code was already used"), "\(replay.errorMessage)")
         }
@@ -149,10 +153,11 @@ import Testing
                         "POST", APIPath.accountVerify, json: ["phone": "+4915112345678", "code": wrong])
                     messages.append(response.errorMessage)
                 }
-                #expect(messages == [
-                    "code: wrong code; 2 tries left", "code: wrong code; 1 try left",
-                    "code: wrong code; the code is now locked, ask for a new one",
-                ])
+                #expect(
+                    messages == [
+                        "code: wrong code; 2 tries left", "code: wrong code; 1 try left",
+                        "code: wrong code; the code is now locked, ask for a new one",
+                    ])
                 let right = try await platform.send(
                     "POST", APIPath.accountVerify, json: ["phone": "+4915112345678", "code": code])
                 #expect(right.status == 400)

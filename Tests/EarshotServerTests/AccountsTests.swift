@@ -79,21 +79,26 @@ import Testing
 
             // Deleting the account (with its password) deletes its records.
             let noConfirm = try await platform.send(
-                "DELETE", APIPath.accountMe, token: ada.sessionToken, json: ["password": Self.password, "confirm": false])
+                "DELETE", APIPath.accountMe, token: ada.sessionToken,
+                json: ["password": Self.password, "confirm": false])
             #expect(noConfirm.status == 400)
             #expect(noConfirm.errorMessage.hasPrefix("confirm: must be true"))
             let wrong = try await platform.send(
-                "DELETE", APIPath.accountMe, token: ada.sessionToken, json: ["password": "nope nope nope", "confirm": true])
+                "DELETE", APIPath.accountMe, token: ada.sessionToken,
+                json: ["password": "nope nope nope", "confirm": true])
             #expect(wrong.status == 401)
             let deleted = try await platform.send(
-                "DELETE", APIPath.accountMe, token: ada.sessionToken, json: ["password": Self.password, "confirm": true])
+                "DELETE", APIPath.accountMe, token: ada.sessionToken,
+                json: ["password": Self.password, "confirm": true])
             #expect(deleted.status == 204, "\(deleted.text)")
             let gone = try await Self.signIn(platform, "ada@example.com").0
             #expect(gone.status == 401)
             let list = try await AccountAdministration(configuration: platform.configuration).list(tenant: nil)
             #expect(list.map(\.email) == ["bob@example.com"])
-            #expect(try await platform.send(
-                "GET", platform.recordPath(APIPath.record, record.record.recordID), token: ada.accessToken).status == 404)
+            #expect(
+                try await platform.send(
+                    "GET", platform.recordPath(APIPath.record, record.record.recordID), token: ada.accessToken
+                ).status == 404)
         }
     }
 
@@ -195,20 +200,30 @@ import Testing
         try await TestPlatform.with { platform in
             let cases: [([String: Any], String)] = [
                 (["email": "ada.example.com", "password": Self.password], "email: 'ada.example.com' has no @"),
-                (["email": "ada@ex\u{0430}mple.com", "password": Self.password],
-                 "email: contains 'а' (U+0430 CYRILLIC SMALL LETTER A)"),
+                (
+                    ["email": "ada@ex\u{0430}mple.com", "password": Self.password],
+                    "email: contains 'а' (U+0430 CYRILLIC SMALL LETTER A)"
+                ),
                 (["phone": "555-0123", "password": Self.password], "phone: '555-0123' must start with +"),
-                (["phone": "+14155550123", "country": "ZZ", "password": Self.password],
-                 "country: 'ZZ' is not an ISO 3166-1 alpha-2 country code"),
+                (
+                    ["phone": "+14155550123", "country": "ZZ", "password": Self.password],
+                    "country: 'ZZ' is not an ISO 3166-1 alpha-2 country code"
+                ),
                 (["email": "ada@example.com", "password": "hunter2"], "password: is 7 characters long"),
                 (["email": "ada@example.com", "password": "password123"], "password: is one of the most common"),
-                (["email": "ada@example.com", "password": String(repeating: "x", count: 2000)],
-                 "password: is 2000 bytes long; use at most 1024 bytes"),
-                (["email": "ada@example.com", "password": Self.password, "nickname": "A\u{202E}da"],
-                 "nickname: contains the invisible character U+202E"),
+                (
+                    ["email": "ada@example.com", "password": String(repeating: "x", count: 2000)],
+                    "password: is 2000 bytes long; use at most 1024 bytes"
+                ),
+                (
+                    ["email": "ada@example.com", "password": Self.password, "nickname": "A\u{202E}da"],
+                    "nickname: contains the invisible character U+202E"
+                ),
                 (["password": Self.password], "email: give an email address, or a phone number"),
-                (["email": "ada@example.com", "password": Self.password, "tenant": "acme"],
-                 "tenant: 'acme' is not a partner id"),
+                (
+                    ["email": "ada@example.com", "password": Self.password, "tenant": "acme"],
+                    "tenant: 'acme' is not a partner id"
+                ),
             ]
             for (body, message) in cases {
                 let response = try await platform.send("POST", APIPath.accountSignUp, json: body)

@@ -28,7 +28,9 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             throw .invalid(
-                field, parts.count == 1 ? "'\(trimmed)' has no @; enter an address like name@example.com"
+                field,
+                parts.count == 1
+                    ? "'\(trimmed)' has no @; enter an address like name@example.com"
                     : "'\(trimmed)' has more than one @")
         }
         let local = parts[0]

@@ -38,7 +38,8 @@ public struct PhoneNumber: Sendable, Hashable, CustomStringConvertible {
                     throw .invalid(field, "contains \(Characters.describe(scalar)); use the ASCII digits 0-9")
                 }
                 throw .invalid(
-                    field, "contains \(Characters.describe(scalar)); a phone number is + and digits (like +14155550123)")
+                    field, "contains \(Characters.describe(scalar)); a phone number is + and digits (like +14155550123)"
+                )
             }
         }
         guard trimmed.hasPrefix("+") else {

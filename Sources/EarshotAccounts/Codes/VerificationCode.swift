@@ -48,7 +48,8 @@ enum VerificationCode {
             if wait > 0 {
                 let seconds = Int((wait + 999) / 1000)
                 throw AccountError(
-                    .rateLimited, "a code was sent less than \(configuration.resendInterval.seconds) s ago; "
+                    .rateLimited,
+                    "a code was sent less than \(configuration.resendInterval.seconds) s ago; "
                         + "wait \(seconds) s before asking for another", retryAfter: seconds)
             }
         }
@@ -111,7 +112,8 @@ enum VerificationCode {
                 id)
             return AccountError.invalid(
                 "code",
-                left > 0 ? "wrong code; \(left) \(left == 1 ? "try" : "tries") left"
+                left > 0
+                    ? "wrong code; \(left) \(left == 1 ? "try" : "tries") left"
                     : "wrong code; the code is now locked, ask for a new one")
         }
         try db.execute("UPDATE account_codes SET state = 'used', used_at = ? WHERE id = ?", now, id)

@@ -58,7 +58,8 @@ public struct SMSGateway: MessageSender {
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard !(200..<300).contains(status) else { return }
-        let text = "SMS gateway \(configuration.url.absoluteString) answered HTTP \(status): "
+        let text =
+            "SMS gateway \(configuration.url.absoluteString) answered HTTP \(status): "
             + String(decoding: data.prefix(300), as: UTF8.self)
         if (400..<500).contains(status) && status != 408 && status != 429 {
             throw AccountError(.invalidArgument, text)

@@ -87,7 +87,8 @@ public struct SMTPMailer: MessageSender {
         defer { source.release() }
         var recipients: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "<\(recipient)>")
         defer { curl_slist_free_all(recipients) }
-        let timeout = Int(configuration.timeout.components.seconds) * 1000
+        let timeout =
+            Int(configuration.timeout.components.seconds) * 1000
             + Int(configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
         try check(earshot_curl_setopt_string(handle, CURLOPT_URL, configuration.url), "CURLOPT_URL")
         try check(earshot_curl_setopt_string(handle, CURLOPT_MAIL_FROM, "<\(configuration.from)>"), "MAIL_FROM")
@@ -124,7 +125,8 @@ public struct SMTPMailer: MessageSender {
         guard result != CURLE_OK else { return }
         let buffered = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let detail = buffered.isEmpty ? String(cString: curl_easy_strerror(result)) : buffered
-        let text = "SMTP to \(recipient) via \(configuration.url) failed: \(detail)"
+        let text =
+            "SMTP to \(recipient) via \(configuration.url) failed: \(detail)"
             + (reply > 0 ? " (last reply \(reply))" : "")
         // A 5xx reply (recipient refused, message refused, authentication refused) will not change by itself;
         // 4xx replies, timeouts and connection failures may pass later.

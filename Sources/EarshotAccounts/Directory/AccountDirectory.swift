@@ -137,8 +137,7 @@ public struct AccountDirectory: Sendable {
             guard account.status != .disabled else {
                 throw AccountError(.forbidden, "this account is disabled; ask the administrator")
             }
-            if let failure = try VerificationCode.consume(db, code, accountID: account.id, purpose: .verify, now: at)
-            {
+            if let failure = try VerificationCode.consume(db, code, accountID: account.id, purpose: .verify, now: at) {
                 return (nil, failure)
             }
             try db.execute(
@@ -151,18 +150,16 @@ public struct AccountDirectory: Sendable {
     }
 
     /// Sends a new code: `verify` for a pending account, `reset` for any account that is not disabled. Returns
-    /// nil (and sends nothing) when there is no such account, so the answer does not reveal which addresses
-    /// exist.
+    /// nil (and sends nothing) otherwise — no such account, a disabled one, `verify` for a verified one — so the
+    /// answer does not reveal which addresses exist.
     public func resendCode(tenant: String, address: AccountAddress, purpose: String) async throws -> CodeTicket? {
         guard let purpose = VerificationCode.Purpose(rawValue: purpose) else {
             throw AccountError.invalid("purpose", "'\(purpose)' is not verify or reset")
         }
         let account = try await metadata.read { db in try Self.account(db, tenant: tenant, address: address.value) }
         guard let account, account.status != .disabled else { return nil }
-        if purpose == .verify && account.status != .pending {
-            throw AccountError(
-                .conflict, "\(address.field): this address is verified already; sign in", field: address.field)
-        }
+        // A verified address needs no verification code; answering as for an unknown address keeps it private.
+        if purpose == .verify && account.status != .pending { return nil }
         return try await sendCode(accountID: account.id, tenant: tenant, address: address, purpose: purpose)
     }
 

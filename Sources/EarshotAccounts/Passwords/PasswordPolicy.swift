@@ -23,7 +23,8 @@ public struct PasswordPolicy: Sendable, Hashable {
         }
         guard password.count >= minimumLength else {
             throw .invalid(
-                field, "is \(password.count) characters long; use at least \(minimumLength) (a passphrase of a few "
+                field,
+                "is \(password.count) characters long; use at least \(minimumLength) (a passphrase of a few "
                     + "words is easy to remember)")
         }
         if let scalar = password.unicodeScalars.first(where: { Characters.isInvisible($0) }) {
@@ -33,8 +34,9 @@ public struct PasswordPolicy: Sendable, Hashable {
         if Self.common.contains(folded) || Set(folded).count == 1 {
             throw .invalid(field, "is one of the most common passwords; choose another")
         }
-        if let address, !address.isEmpty, folded == address.lowercased()
-            || folded == address.lowercased().split(separator: "@").first.map(String.init)
+        if let address, !address.isEmpty,
+            folded == address.lowercased()
+                || folded == address.lowercased().split(separator: "@").first.map(String.init)
         {
             throw .invalid(field, "must not be your email address or phone number")
         }

@@ -103,9 +103,10 @@ extension AccountDirectory {
     public func revokeSessions(of accountID: String, except sessionID: String?) async throws -> Int {
         let at = now()
         return try await metadata.write { db in
-            let live = try db.scalar(
-                "SELECT count(*) FROM account_sessions WHERE account_id = ? AND revoked_at IS NULL "
-                    + "AND (? IS NULL OR id <> ?)", accountID, sessionID, sessionID, as: Int.self) ?? 0
+            let live =
+                try db.scalar(
+                    "SELECT count(*) FROM account_sessions WHERE account_id = ? AND revoked_at IS NULL "
+                        + "AND (? IS NULL OR id <> ?)", accountID, sessionID, sessionID, as: Int.self) ?? 0
             try Self.revokeSessions(db, accountID: accountID, except: sessionID, at: at)
             return live
         }

@@ -77,7 +77,8 @@ public actor AccountClient {
         let fields = login.fields
         return try await open(
             APIPath.accountCodes,
-            CodeRequest(tenant: tenant, email: fields.email, phone: fields.phone, country: fields.country, purpose: purpose))
+            CodeRequest(
+                tenant: tenant, email: fields.email, phone: fields.phone, country: fields.country, purpose: purpose))
     }
 
     /// `POST /open/accounts/password/reset`: a new password with a reset code (every session ends).
@@ -123,7 +124,8 @@ public actor AccountClient {
     /// `PUT /open/accounts/password`: every other session ends.
     public func changePassword(current: String, new: String) async throws {
         let _: Empty = try await withSession(
-            try Self.json("PUT", APIPath.accountPassword, PasswordChangeRequest(currentPassword: current, newPassword: new)))
+            try Self.json(
+                "PUT", APIPath.accountPassword, PasswordChangeRequest(currentPassword: current, newPassword: new)))
     }
 
     /// `GET /open/accounts/sessions`: the signed-in devices, newest first.

@@ -198,7 +198,8 @@ struct AccountRoutes: Sendable {
     private var clearedCookies: HTTPHeaders {
         var headers = HTTPHeaders()
         for name in [SessionCredentials.cookieName, SessionCredentials.csrfCookieName] {
-            headers.add(name: "Set-Cookie", value: cookie(name, "", maxAge: 0, httpOnly: name == SessionCredentials.cookieName))
+            headers.add(
+                name: "Set-Cookie", value: cookie(name, "", maxAge: 0, httpOnly: name == SessionCredentials.cookieName))
         }
         return headers
     }
@@ -271,7 +272,8 @@ struct AccountLimits: Sendable {
 
     init(_ settings: AccountSettings) {
         ip = KeyedRateLimiter(
-            KeyedRateLimiter.Rule(settings.ipLimit) ?? .init(30, per: .seconds(60)), what: "account requests from this IP")
+            KeyedRateLimiter.Rule(settings.ipLimit) ?? .init(30, per: .seconds(60)),
+            what: "account requests from this IP")
         address = KeyedRateLimiter(
             KeyedRateLimiter.Rule(settings.addressLimit) ?? .init(10, per: .seconds(900)),
             what: "sign-ins and codes for this address")

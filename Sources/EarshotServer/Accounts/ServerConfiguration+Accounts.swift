@@ -42,7 +42,8 @@ public struct AccountSettings: Sendable, Equatable {
 extension ServerConfiguration {
     /// The accounts rows of the settings table.
     static let accountSettings: [Setting] = [
-        accountDuration("account-token-ttl", "Lifetime of user tokens exchanged from sessions (default 15m).", \.tokenTTL),
+        accountDuration(
+            "account-token-ttl", "Lifetime of user tokens exchanged from sessions (default 15m).", \.tokenTTL),
         accountDuration("session-ttl", "Lifetime of an account session (default 30d).", \.sessionTTL),
         accountDuration("code-ttl", "Lifetime of a verification or reset code (default 10m).", \.codeTTL),
         accountDuration(
@@ -93,7 +94,8 @@ extension ServerConfiguration {
         accountText("smtp-username", "USER", "SMTP AUTH user (default none).", \.smtpUsername),
         accountText("smtp-password", "PASSWORD", "SMTP AUTH password.", \.smtpPassword),
         Setting(
-            name: "smtp-starttls", valueName: "MODE", help: "STARTTLS on smtp://: required, optional or off (default required)."
+            name: "smtp-starttls", valueName: "MODE",
+            help: "STARTTLS on smtp://: required, optional or off (default required)."
         ) {
             config, value in
             guard let mode = SMTPMailer.StartTLS(rawValue: value) else {
@@ -102,7 +104,8 @@ extension ServerConfiguration {
             config.accounts.smtpStartTLS = mode
             return nil
         },
-        accountText("smtp-ca-file", "FILE", "PEM certificate authorities for the mail server (default: the system's).",
+        accountText(
+            "smtp-ca-file", "FILE", "PEM certificate authorities for the mail server (default: the system's).",
             \.smtpCAFile),
         Setting(
             name: "sms-url", valueName: "URL",
@@ -118,9 +121,11 @@ extension ServerConfiguration {
         accountText("sms-token", "TOKEN", "Bearer token for sms-url (default none).", \.smsToken),
         accountText("sms-from", "SENDER", "Sender id or number sent as `from` to sms-url (default none).", \.smsFrom),
         accountLimit("rate-limit-ip", "Account requests per client IP (default 30/1m).", \.ipLimit),
-        accountLimit("rate-limit-address", "Sign-ins, codes and code checks per address (default 10/15m).",
+        accountLimit(
+            "rate-limit-address", "Sign-ins, codes and code checks per address (default 10/15m).",
             \.addressLimit),
-        accountLimit("rate-limit-account", "Password checks and token exchanges per account (default 60/15m).",
+        accountLimit(
+            "rate-limit-account", "Password checks and token exchanges per account (default 60/15m).",
             \.accountLimit),
     ]
 

@@ -45,7 +45,8 @@ struct SessionCredentials: Sendable {
         let (session, account) = try await directory.authenticate(sessionToken: token)
         guard (session.kind == .cookie) == cookie else {
             throw PlatformError.unauthorized(
-                cookie ? "this session is a bearer session; send it as 'Authorization: Bearer'"
+                cookie
+                    ? "this session is a bearer session; send it as 'Authorization: Bearer'"
                     : "this session is a cookie session; it works only as the \(Self.cookieName) cookie")
         }
         if cookie && !["GET", "HEAD", "OPTIONS"].contains(request.method.rawValue) {

@@ -63,7 +63,8 @@ struct SMTPSink: Sendable {
         let mailbox = directory.appendingPathComponent("mailbox.jsonl")
         let process = try Program(python).start(["-c", script, cert, key, mailbox.path])
         let line = try await process.waitForLine(containing: "smtp sink listening", on: .stdout, timeout: .seconds(60))
-        let port = try #require(line.split(separator: "=").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+        let port = try #require(
+            line.split(separator: "=").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
         return SMTPSink(process: process, port: port, caFile: cert, mailbox: mailbox)
     }
 
