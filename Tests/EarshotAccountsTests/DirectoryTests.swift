@@ -234,4 +234,29 @@ import Testing
             #expect(hash?.hasPrefix("$argon2id$v=19$m=2048,t=2,p=1$") == true)
         }
     }
+
+    @Test func parallelWrongGuessesStillLockTheCodeAfterFive() async throws {
+        try await Self.withDirectory { accounts, _, store in
+            _ = try await accounts.signUp(
+                tenant: Self.tenant, address: Self.ada, password: "correct horse battery", nickname: nil)
+            let code = try await Self.lastCode(store, to: "ada@example.com")
+            let wrong = code == "000000" ? "111111" : "000000"
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        _ = try? await accounts.verify(tenant: Self.tenant, address: Self.ada, code: wrong)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let row = try await store.read { db in
+                try db.queryFirst("SELECT attempts, state FROM account_codes ORDER BY created_at DESC LIMIT 1")
+            }
+            #expect(try row?.decode("attempts", as: Int.self) == 5)
+            #expect(try row?.decode("state", as: String.self) == "locked")
+            await #expect(throws: AccountError.self) {
+                try await accounts.verify(tenant: Self.tenant, address: Self.ada, code: code)
+            }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import EarshotAPI
+import EarshotStore
 import EarshotTestSupport
 import Foundation
 import Testing
@@ -162,6 +163,84 @@ import Testing
                     "POST", APIPath.accountVerify, json: ["phone": "+4915112345678", "code": code])
                 #expect(right.status == 400)
                 #expect(right.errorMessage.contains("locked after too many wrong tries"))
+            }
+        }
+    }
+
+    /// The delivery job of the newest outbox message and what is left of its body.
+    static func lastDelivery(_ platform: TestPlatform) async throws -> (
+        state: String, attempts: Int, error: String?, body: String
+    ) {
+        let store = try await Application.openMetadataStore(platform.configuration)
+        let row: SQLRow?
+        do {
+            row = try await store.read { db in
+                try db.queryFirst(
+                    "SELECT j.state, j.attempts, j.error, o.body FROM account_outbox o JOIN jobs j ON j.id = o.id "
+                        + "ORDER BY o.created_at DESC, o.rowid DESC LIMIT 1")
+            }
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+        let found = try #require(row)
+        return (
+            try found.decode("state"), try found.decode("attempts"), try found.decode("error", as: String?.self),
+            try found.decode("body")
+        )
+    }
+
+    /// Polls the newest delivery until its job is final (20 s at most).
+    static func finalDelivery(_ platform: TestPlatform) async throws -> (
+        state: String, attempts: Int, error: String?, body: String
+    ) {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let delivery = try await lastDelivery(platform)
+            if ["succeeded", "failed", "cancelled"].contains(delivery.state) || ContinuousClock.now > deadline {
+                return delivery
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    @Test func aGatewayThatIsDownIsRetriedAndTheCodeIsErasedOnceSent() async throws {
+        let gateway = SMSGatewayStub(statuses: [503, 200])
+        try await gateway.run { url in
+            try await TestPlatform.with({
+                $0.taskPollInterval = .milliseconds(50)
+                $0.accounts.smsURL = url
+            }) { platform in
+                let signUp = try await platform.send(
+                    "POST", APIPath.accountSignUp, json: ["phone": "+8613812345678", "password": Self.password])
+                #expect(signUp.status == 202, "\(signUp.text)")
+                let sms = try await gateway.waitForMessage(2)
+                #expect(try verificationCode(in: sms.body["body"] ?? "").count == 6)
+                let delivery = try await Self.finalDelivery(platform)
+                #expect(delivery.state == "succeeded")
+                #expect(delivery.attempts == 2)
+                #expect(delivery.body.isEmpty, "the code must not stay in the outbox")
+            }
+        }
+    }
+
+    @Test func aRefusedMessageFailsAtOnceWithTheProvidersAnswer() async throws {
+        let gateway = SMSGatewayStub(statuses: [400])
+        try await gateway.run { url in
+            try await TestPlatform.with({
+                $0.taskPollInterval = .milliseconds(50)
+                $0.accounts.smsURL = url
+            }) { platform in
+                let signUp = try await platform.send(
+                    "POST", APIPath.accountSignUp, json: ["phone": "+8613812345678", "password": Self.password])
+                #expect(signUp.status == 202, "\(signUp.text)")
+                let delivery = try await Self.finalDelivery(platform)
+                #expect(delivery.state == "failed")
+                #expect(delivery.attempts == 1)
+                #expect(delivery.error?.contains("answered HTTP 400") == true, "\(delivery.error ?? "")")
+                #expect(delivery.body.isEmpty)
+                #expect(gateway.all.count == 1)
             }
         }
     }

@@ -64,6 +64,7 @@ import Testing
             let ada = try #require(try await Self.signIn(platform, "ada@example.com").1)
             let bob = try #require(try await Self.signIn(platform, "bob@example.com").1)
             let record = try await platform.createRecord(token: ada.accessToken)
+            let loose = try await platform.upload(testContent(4096), token: ada.accessToken)
             #expect(record.record.userID == adaID)
             let adas = try await platform.send("GET", APIPath.records, token: ada.accessToken)
             #expect((adas.object?["records"] as? [Any])?.count == 1)
@@ -99,6 +100,12 @@ import Testing
                 try await platform.send(
                     "GET", platform.recordPath(APIPath.record, record.record.recordID), token: ada.accessToken
                 ).status == 404)
+            // The file no record held is gone too, bytes included.
+            #expect(
+                try await platform.send(
+                    "GET", APIPath.filled(APIPath.file, ["file_id": loose.fileID]), token: ada.accessToken
+                ).status == 404)
+            #expect(platform.blobFiles().isEmpty, "\(platform.blobFiles())")
         }
     }
 

@@ -154,7 +154,7 @@ struct Services: Sendable {
             metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions)
         VoiceprintRoutes(voiceprints: voiceprints).register(on: api)
         AccountRoutes(
-            directory: accounts, tokens: tokens, data: AccountData(records: records, voiceprints: voiceprints),
+            directory: accounts, tokens: tokens, data: AccountData(records: records, voiceprints: voiceprints, metadata: metadata, blobs: blobs),
             limits: AccountLimits(configuration.accounts), tokenTTL: configuration.accounts.tokenTTL,
             secureCookies: configuration.publicURL?.hasPrefix("https://") == true,
             cookiePath: configuration.apiPrefix.isEmpty ? "/" : configuration.apiPrefix

@@ -92,7 +92,8 @@ struct SMTPSink: Sendable {
     func stop() { _ = process.stop(grace: .seconds(2)) }
 }
 
-/// A local HTTP server playing an SMS provider: records each POST (headers and JSON body) and answers 200.
+/// A local HTTP server playing an SMS provider: records each POST (headers and JSON body) and answers with the next
+/// of `statuses` (the last one repeats; 200 by default).
 final class SMSGatewayStub: Sendable {
     struct Received: Sendable {
         let authorization: String?
@@ -100,15 +101,24 @@ final class SMSGatewayStub: Sendable {
     }
 
     private let received = Mutex<[Received]>([])
+    private let statuses: [Int]
     var all: [Received] { received.withLock { $0 } }
+
+    init(statuses: [Int] = [200]) {
+        self.statuses = statuses
+    }
 
     /// Serves on 127.0.0.1 while `body` runs, passing it the endpoint URL.
     func run(_ body: @Sendable (String) async throws -> Void) async throws {
         let router = Router()
         router.post("/sms") { request, _ in
             let json = (try? JSONSerialization.jsonObject(with: Data(request.bytes)) as? [String: String]) ?? [:]
-            self.received.withLock { $0.append(Received(authorization: request.headers["Authorization"], body: json)) }
-            return .text(#"{"status":"queued"}"#, contentType: "application/json")
+            let count = self.received.withLock {
+                $0.append(Received(authorization: request.headers["Authorization"], body: json))
+                return $0.count
+            }
+            let status = self.statuses[min(count - 1, self.statuses.count - 1)]
+            return .text(#"{"status":"\#(status)"}"#, status: HTTPStatus(code: status), contentType: "application/json")
         }
         let server = HTTPServer(router: router, configuration: .init(host: "127.0.0.1", port: 0))
         try await withThrowingTaskGroup(of: Void.self) { group in
