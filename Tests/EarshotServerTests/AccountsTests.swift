@@ -176,9 +176,19 @@ import Testing
 
     @Test func rateLimitsAnswerRateLimitedWithRetryAfter() async throws {
         try await TestPlatform.with({
-            $0.accounts.ipLimit = "4/1m"
+            $0.accounts.ipLimit = "5/1m"
             $0.accounts.addressLimit = "2/1h"
+            $0.accounts.accountLimit = "2/1h"
         }) { platform in
+            // Per account: token exchanges and password checks of one signed-in account.
+            _ = try await Self.account(platform, "eve@example.com")
+            let eve = try #require(try await Self.signIn(platform, "eve@example.com").1?.sessionToken)
+            var exchanges: [Int] = []
+            for _ in 0..<3 {
+                exchanges.append(try await platform.send("POST", APIPath.accountToken, token: eve).status)
+            }
+            #expect(exchanges == [200, 200, 429])
+
             _ = try await Self.account(platform, "ada@example.com")
             var statuses: [Int] = []
             for _ in 0..<3 {
@@ -194,7 +204,7 @@ import Testing
             #expect(limited.errorCode == "RATE_LIMITED")
             let retryAfter = try #require(limited.header("Retry-After").flatMap(Int.init))
             #expect(retryAfter > 1000 && retryAfter <= 1800)
-            // Per IP: the fifth request from this address in a minute is refused whatever it asks.
+            // Per IP: the sixth sign-up, verify, code or sign-in request from this address in a minute is refused.
             let other = try await platform.send(
                 "POST", APIPath.accountSignIn, json: ["email": "bob@example.com", "password": "wrong wrong"])
             #expect(other.status == 429)

@@ -252,7 +252,7 @@ struct AccountRoutes: Sendable {
         CodeSent(
             accountID: ticket.accountID, channel: ticket.channel.rawValue, destination: ticket.destination,
             expiresIn: ticket.expiresIn, resendAfter: ticket.resendAfter,
-            message: "a \(ticket.channel == .email ? "code was emailed" : "code was texted") to \(ticket.destination)")
+            message: "a code is on its way to \(ticket.destination)")
     }
 
     /// The answer to a code request for an address that may not exist (it does not say which).
