@@ -32,7 +32,9 @@ public struct AccountError: Error, Sendable, CustomStringConvertible {
         public var description: String { base.rawValue }
     }
 
+    /// What kind of failure this is.
     public let code: Code
+    /// What was wrong and how to fix it; starts with the field for bad input.
     public let message: String
     /// The request field the error is about (`email`, `phone`, `country`, `password`, `code`…), if any.
     public let field: String?
@@ -41,6 +43,7 @@ public struct AccountError: Error, Sendable, CustomStringConvertible {
     /// The lower-level cause.
     public let underlying: (any Error & Sendable)?
 
+    /// An error with `code` and `message`, optionally naming the field, the seconds to wait, and the cause.
     public init(
         _ code: Code, _ message: String, field: String? = nil, retryAfter: Int? = nil,
         underlying: (any Error & Sendable)? = nil

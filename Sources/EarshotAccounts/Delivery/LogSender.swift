@@ -5,8 +5,10 @@ import EarshotCore
 public struct LogSender: MessageSender {
     let logger = Logger(label: "accounts")
 
+    /// The log channel.
     public init() {}
 
+    /// Writes the message to the log.
     public func send(_ message: OutboundMessage) async throws {
         logger.notice(
             "verification message (log channel: not sent)",

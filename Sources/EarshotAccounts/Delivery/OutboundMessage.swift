@@ -9,6 +9,7 @@ public struct OutboundMessage: Sendable, Hashable {
     /// The text.
     public var body: String
 
+    /// A message to `destination` over `channel`.
     public init(channel: AccountAddress.Channel, destination: String, subject: String, body: String) {
         self.channel = channel
         self.destination = destination

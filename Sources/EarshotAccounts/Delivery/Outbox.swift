@@ -13,9 +13,12 @@ public struct Outbox: Sendable {
 
     /// Where messages of each channel go.
     public struct Channels: Sendable {
+        /// Sends email (SMTP, or the log).
         public var email: any MessageSender
+        /// Sends SMS (the HTTP gateway, or the log).
         public var sms: any MessageSender
 
+        /// The two channels.
         public init(email: any MessageSender, sms: any MessageSender) {
             self.email = email
             self.sms = sms
@@ -29,9 +32,12 @@ public struct Outbox: Sendable {
         }
     }
 
+    /// Where the outbox table is.
     public let metadata: any MetadataStore
+    /// How each channel sends.
     public let channels: Channels
 
+    /// An outbox over `metadata` sending through `channels`.
     public init(metadata: any MetadataStore, channels: Channels) {
         self.metadata = metadata
         self.channels = channels

@@ -11,6 +11,7 @@ public import Foundation
 /// 5xx or a transport failure are ``AccountError/Code/unavailable`` (retry); any other 4xx is
 /// ``AccountError/Code/invalidArgument`` (the provider refused the message).
 public struct SMSGateway: MessageSender {
+    /// Where the provider is and how to authenticate to it.
     public struct Configuration: Sendable, Hashable {
         /// The provider's endpoint.
         public var url: URL
@@ -21,6 +22,7 @@ public struct SMSGateway: MessageSender {
         /// The longest one request may take.
         public var timeout: Duration = .seconds(15)
 
+        /// A provider at `url`.
         public init(url: URL, token: String? = nil, from: String? = nil, timeout: Duration = .seconds(15)) {
             self.url = url
             self.token = token
@@ -29,14 +31,17 @@ public struct SMSGateway: MessageSender {
         }
     }
 
+    /// Where the provider is.
     public let configuration: Configuration
     let session: URLSession
 
+    /// A gateway client using `session` (an ephemeral one by default).
     public init(configuration: Configuration, session: URLSession = URLSession(configuration: .ephemeral)) {
         self.configuration = configuration
         self.session = session
     }
 
+    /// POSTs the message; see the type for what each answer means.
     public func send(_ message: OutboundMessage) async throws {
         var request = URLRequest(url: configuration.url)
         request.httpMethod = "POST"

@@ -15,7 +15,9 @@ public struct SMTPMailer: MessageSender {
         public var url: String
         /// The envelope and `From:` address.
         public var from: String
+        /// SMTP AUTH user, if the server needs one.
         public var username: String?
+        /// SMTP AUTH password.
         public var password: String?
         /// STARTTLS on `smtp://`: `required` (default; refuse a server without it), `optional`, or `off`.
         public var startTLS: StartTLS = .required
@@ -24,6 +26,7 @@ public struct SMTPMailer: MessageSender {
         /// The longest one message may take, connection included.
         public var timeout: Duration = .seconds(30)
 
+        /// A mail server at `url` sending as `from`.
         public init(
             url: String, from: String, username: String? = nil, password: String? = nil,
             startTLS: StartTLS = .required, caFile: String? = nil, timeout: Duration = .seconds(30)
@@ -43,14 +46,17 @@ public struct SMTPMailer: MessageSender {
         case required, optional, off
     }
 
+    /// How to reach the mail server.
     public let configuration: Configuration
     /// `Date:` of the message (injectable for tests).
     var now: @Sendable () -> Date = Date.init
 
+    /// A mail server at `url` sending as `from`.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }
 
+    /// Sends one message in one SMTP session (see the type for failures).
     public func send(_ message: OutboundMessage) async throws {
         let bytes = Array(Self.format(message, from: configuration.from, date: now()).utf8)
         let configuration = self.configuration

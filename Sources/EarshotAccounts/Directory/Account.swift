@@ -13,6 +13,7 @@ public struct Account: Sendable, Hashable, Codable {
     public let phone: String?
     /// ISO 3166-1 alpha-2 code of the phone number's country, when known.
     public let country: String?
+    /// A display name (1-64 visible characters), if set.
     public let nickname: String?
     /// `pending` (address not verified yet), `active` or `disabled`.
     public let status: Status
@@ -21,6 +22,7 @@ public struct Account: Sendable, Hashable, Codable {
     /// When the address was verified (Unix milliseconds).
     public let verifiedAt: Int64?
 
+    /// Where the account is in its life.
     public enum Status: String, Sendable, Hashable, Codable {
         case pending, active, disabled
     }

@@ -24,6 +24,7 @@ public struct AccountDirectory: Sendable {
         /// The product name in messages.
         public var productName = "Earshot"
 
+        /// The defaults above.
         public init() {}
     }
 
@@ -31,14 +32,18 @@ public struct AccountDirectory: Sendable {
     /// accounts live when a request names no tenant.
     public static let defaultTenant = "ptn_00000000000000000000"
 
+    /// Where accounts, codes, messages and sessions are kept.
     public let metadata: any MetadataStore
+    /// Hashes and verifies passwords.
     public let hasher: PasswordHasher
+    /// Lifetimes and limits.
     public let configuration: Configuration
     /// Wakes this process's delivery jobs after a message is queued.
     let signal: JobSignal?
     /// Unix milliseconds.
     var now: @Sendable () -> Int64
 
+    /// A directory over `metadata`; `signal` wakes the delivery jobs of this process, `now` is Unix ms.
     public init(
         metadata: any MetadataStore, hasher: PasswordHasher, configuration: Configuration = Configuration(),
         signal: JobSignal? = nil, now: @escaping @Sendable () -> Int64 = JobQueue.wallClock

@@ -11,6 +11,7 @@ public struct Argon2Parameters: Sendable, Hashable, CustomStringConvertible {
     /// Lanes, and threads per hash (`p`).
     public var parallelism: UInt32
 
+    /// Parameters as given (check ``meetsOWASPMinimum`` before using them for new hashes).
     public init(memoryKiB: UInt32, iterations: UInt32, parallelism: UInt32) {
         self.memoryKiB = memoryKiB
         self.iterations = iterations

@@ -16,16 +16,19 @@ public struct PasswordHasher: Sendable {
         /// Hashes computed at once (default: the number of CPUs).
         public var concurrency = ProcessInfo.processInfo.activeProcessorCount
 
+        /// `concurrency` nil means one hash per CPU.
         public init(parameters: Argon2Parameters = .owaspMinimum, concurrency: Int? = nil) {
             self.parameters = parameters
             self.concurrency = max(1, concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
         }
     }
 
+    /// How passwords are hashed.
     public let configuration: Configuration
     private let gate: PermitGate
     private static let queue = DispatchQueue(label: "earshot.argon2", attributes: .concurrent)
 
+    /// A hasher with its own bound on concurrent hashes.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.gate = PermitGate(permits: configuration.concurrency)

@@ -10,6 +10,7 @@ public struct PasswordPolicy: Sendable, Hashable {
     /// Most UTF-8 bytes (default 1024).
     public var maximumBytes = 1024
 
+    /// A policy with these bounds (defaults: 8 characters, 1024 bytes).
     public init(minimumLength: Int = 8, maximumBytes: Int = 1024) {
         self.minimumLength = minimumLength
         self.maximumBytes = maximumBytes

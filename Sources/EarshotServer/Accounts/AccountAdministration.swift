@@ -5,8 +5,10 @@ import Foundation
 /// Account management for administrators (`earshot accounts …`): opens the configured metadata store (migrating
 /// it), does one thing, closes it. Safe while a server runs on the same database.
 public struct AccountAdministration: Sendable {
+    /// Where the database is, and the Argon2id parameters.
     public let configuration: ServerConfiguration
 
+    /// Administration of the database `configuration` names.
     public init(configuration: ServerConfiguration) {
         self.configuration = configuration
     }
