@@ -51,3 +51,28 @@ import Testing
         #expect(unknown.status == 1, "\(unknown)")
     }
 }
+
+/// The development channel end to end: `earshot serve` without `smtp-url` writes the code to its log, and that code
+/// signs the account up.
+@Suite struct AccountsLogChannelTests {
+    @Test func withoutAMailServerTheCodeIsInTheServerLog() async throws {
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli-accounts-log")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await ServeProcess.start(
+            dataDirectory: directory.path, arguments: ["--workers", "0", "--llm-managed", "off"])
+        defer { server.stop() }
+        let sent = try await call(
+            server.base, "POST", "/open/accounts/sign-up",
+            json: ["email": "ada@example.com", "password": "correct horse battery staple"])
+        #expect(sent["destination"] as? String == "a•••@example.com")
+        let line = try await server.child.waitForLine(containing: "log channel: not sent", timeout: .seconds(30))
+        #expect(line.contains("to=ada@example.com"))
+        let marker = try #require(line.range(of: "code is "), "\(line)")
+        let code = String(line[marker.upperBound...].prefix(6))
+        let verified = try await call(
+            server.base, "POST", "/open/accounts/verify", json: ["email": "ada@example.com", "code": code])
+        #expect(
+            (verified["account"] as? [String: Any])?["status"] as? String == "active", "\(server.child.diagnostics)")
+        #expect((verified["session_token"] as? String)?.hasPrefix("est_") == true)
+    }
+}
