@@ -12,6 +12,7 @@ let commands: [any Command.Type] = [
     TokenCommand.self,
     KeysCommand.self,
     NotesAddCommand.self,
+    AccountsCommand.self,
     TranscribeCommand.self,
     EvalCommand.self,
     EvalTextCommand.self,
