@@ -113,6 +113,13 @@ import Testing
         try Data().write(to: root.appendingPathComponent("a/memo.wav"))
         let result = try await Program.earshot.run(["eval", "--audio", root.path + "/a", "--refs", root.path + "/r"])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("no partner file for: memo"))
+        #expect(result.stderr.contains("no partner file in \(root.path)/r for: memo"), "\(result.stderr)")
+
+        // More references than audio: the message names the references without audio, not the other way round.
+        try FileManager.default.removeItem(at: root.appendingPathComponent("a/memo.wav"))
+        try Data("hello".utf8).write(to: root.appendingPathComponent("r/call.txt"))
+        let extra = try await Program.earshot.run(["eval", "--audio", root.path + "/a", "--refs", root.path + "/r"])
+        #expect(extra.status == 1, "\(extra)")
+        #expect(extra.stderr.contains("no partner file in \(root.path)/a for: call"), "\(extra.stderr)")
     }
 }

@@ -71,17 +71,32 @@ public enum ReferenceFiles {
     ) throws(EvalError) -> [Pair] {
         let left = try files(in: first, extensions: firstExtensions)
         let right = try files(in: second, extensions: secondExtensions)
-        let missing = Set(left.keys).symmetricDifference(right.keys).sorted()
-        if !missing.isEmpty && !allowUnpaired {
+        let onlyFirst = Set(left.keys).subtracting(right.keys).sorted()
+        let onlySecond = Set(right.keys).subtracting(left.keys).sorted()
+        if !(onlyFirst.isEmpty && onlySecond.isEmpty) && !allowUnpaired {
+            // Each side is named for what it lacks: an audio file without a reference is not the same problem as a
+            // reference without audio.
+            var problems: [String] = []
+            if !onlyFirst.isEmpty {
+                problems.append(
+                    "no partner file in \(second.path) for: \(Self.list(onlyFirst)) (from \(first.path))")
+            }
+            if !onlySecond.isEmpty {
+                problems.append(
+                    "no partner file in \(first.path) for: \(Self.list(onlySecond)) (from \(second.path))")
+            }
             throw EvalError(
                 .unpairedFiles,
-                "no partner file for: \(missing.prefix(10).joined(separator: ", "))"
-                    + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
-                    + "; every file in \(first.path) needs one with the same name in \(second.path)")
+                problems.joined(separator: "; ") + "; every file needs one with the same name on the other side")
         }
         return Set(left.keys).intersection(right.keys).sorted().map {
             Pair(name: $0, first: left[$0]!, second: right[$0]!)
         }
+    }
+
+    /// Up to ten names, then how many more.
+    private static func list(_ names: [String]) -> String {
+        names.prefix(10).joined(separator: ", ") + (names.count > 10 ? " and \(names.count - 10) more" : "")
     }
 
     private static func files(in directory: URL, extensions: Set<String>) throws(EvalError) -> [String: URL] {
