@@ -1,4 +1,5 @@
 public import EarshotAPI
+import EarshotAccounts
 import EarshotCore
 import EarshotNotes
 import EarshotStore
@@ -89,9 +90,11 @@ public struct LocalLibrary: Sendable {
         return try await directory.create(name: nameOrID).partner.id
     }
 
-    /// The ids of the active partners, oldest first.
+    /// The ids of the active partners, oldest first — not the accounts' default tenant, which has no credentials
+    /// and only holds the accounts that sign up without a partner.
     public func partners() async throws -> [String] {
-        try await PartnerDirectory(metadata: metadata).list().filter(\.isActive).map(\.id)
+        try await PartnerDirectory(metadata: metadata).list()
+            .filter { $0.isActive && $0.id != AccountDirectory.defaultTenant }.map(\.id)
     }
 
     /// A partner token, or a user token when `userID` is given, signed with the data directory's keys (valid on any
