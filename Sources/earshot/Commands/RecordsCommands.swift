@@ -35,6 +35,28 @@ enum RecordsCommandSupport {
         return id
     }
 
+    /// Polls `task` until it is final, showing its progress on stderr as `step` (a bar with the time left on a
+    /// terminal, a line when it starts and ends otherwise).
+    ///
+    /// - Throws: ``EarshotError`` `taskFailed` with the task's `error_code` and reason when it did not succeed.
+    static func wait(for task: RecordTask, _ step: String, client: RecordsClient) async throws {
+        let display = ProgressDisplay()
+        defer { display.finish() }
+        var current = task
+        while !current.status.isFinal {
+            display.update(step, Double(current.progress) / 100)
+            try await Task.sleep(for: .milliseconds(500))
+            current = try await client.task(task.taskID, of: task.recordID)
+        }
+        display.update(step, 1)
+        guard current.status == .success else {
+            throw EarshotError(
+                .taskFailed,
+                "\(step) failed" + (current.errorCode.map { " (\($0))" } ?? "") + ": "
+                    + (current.error ?? "\(current.status)"))
+        }
+    }
+
     /// `2026-11-29 19:50` (UTC).
     static func time(_ milliseconds: Int64) -> String {
         let formatter = DateFormatter()
@@ -182,7 +204,10 @@ enum RecordsSummarizeCommand: Command {
     static let spec = CommandSpec(
         name: "earshot records summarize",
         abstract: "Summarize a transcribed record (offline task 1) and print the summary.",
-        discussion: "Waits for the task; exits 1 with the server's reason when it fails.",
+        discussion: """
+            Waits for the task, showing its progress on stderr; exits 1 with the server's reason and error code when \
+            it fails.
+            """,
         options: RecordsCommandSupport.options,
         flags: RecordsCommandSupport.flags + [.init("no-wait", help: "Print the queued task and return.")],
         positionals: [.init("RECORD_ID", help: "The record (rec_…).")])
@@ -195,7 +220,7 @@ enum RecordsSummarizeCommand: Command {
             try RecordsCommandSupport.printJSON(task)
             return 0
         }
-        _ = try await client.wait(for: task)
+        try await RecordsCommandSupport.wait(for: task, "summarizing", client: client)
         let detail = try await client.get(id)
         guard let summary = detail.summary else { throw ArgumentError(command: spec.name, "the record has no summary") }
         if arguments.flag("json") {
@@ -246,7 +271,7 @@ enum RecordsTranslateCommand: Command {
             try RecordsCommandSupport.printJSON(task)
             return 0
         }
-        _ = try await client.wait(for: task)
+        try await RecordsCommandSupport.wait(for: task, "translating to \(target)", client: client)
         guard let translation = try await client.get(id).translations[target] else {
             throw ArgumentError(command: spec.name, "the record has no \(target) translation")
         }
