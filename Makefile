@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release install bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts
+.PHONY: run test setup setup-check models build release install bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -104,6 +104,11 @@ bench-notes: setup
 bench-records: setup
 	swift build -c release --product earshot-bench-records $(SWIFT_FLAGS)
 	Benchmarks/records/run
+
+## Numbers benchmark: digits, times, money, dates and IDs spoken by two espeak-ng voices; value and form per variant.
+bench-numbers: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	Benchmarks/numbers/run
 
 ## Accounts benchmark: sign-in latency and throughput at the Argon2id parameters vs argon2-cffi's verify (same run).
 bench-accounts: release

@@ -22,12 +22,15 @@ def form_ok(expression, hypothesis):
     h = " " + re.sub(r"\s+", " ", hypothesis.lower()) + " "
     e = expression.lower()
     options = {e}
+    if e.endswith(" percent"):  # 18 percent / 18%
+        options.add(e[: -len(" percent")] + "%")
     if re.fullmatch(r"(\d )+\d", e):  # a digit sequence: 4 7 2 9 1 / 4-7-2-9-1 / 47291
         options |= {e.replace(" ", "-"), e.replace(" ", ""), e.replace(" ", ", ")}
     return any(re.search(r"(?<![\w$.:,])" + re.escape(o) + r"(?![\w:]|[.,]\d)", h) for o in options)
 
 
 print(f"{'variant':10} {'value':>8} {'form':>8}   (of {sum(len(e) for e in expected)} number expressions per voice × voices)")
+scores = {}
 for variant in variants:
     value = form = total = 0
     misses = []
@@ -41,6 +44,9 @@ for variant in variants:
             form += f
             if not f:
                 misses.append(f"{os.path.basename(path)}: want {expression!r}: {hypothesis}")
-    print(f"{variant:10} {value / total:8.3f} {form / total:8.3f}   ({total})")
+    scores[variant] = (value / total, form / total)
+    peer = scores[variants[0]]
+    ratio = "" if variant == variants[0] else f"   form ×{scores[variant][1] / max(peer[1], 1e-9):.2f} vs {variants[0]}"
+    print(f"{variant:10} {value / total:8.3f} {form / total:8.3f}   ({total}){ratio}")
     with open(os.path.join(work, f"{variant}-misses.txt"), "w", encoding="utf-8") as out:
         out.write("\n".join(misses) + "\n")

@@ -12,6 +12,8 @@ final class SegmentCollector {
     private let durationMs: Int
     private let wordTimestamps: Bool
     private let tokenDetails: Bool
+    /// The decode's language when ``NumberForms`` applies to its text, else nil.
+    private let numberFormsLanguage: String?
     private var filter: HallucinationFilter
     private let emit: @Sendable (TranscriptionEvent) -> Void
     private var nextIndex: Int32 = 0
@@ -20,13 +22,15 @@ final class SegmentCollector {
 
     init(
         model: SpeechModel, timeMap: TimeMap, durationMs: Int, wordTimestamps: Bool, tokenDetails: Bool = false,
-        filter: HallucinationFilter, flag: CancellationFlag, emit: @escaping @Sendable (TranscriptionEvent) -> Void
+        numberFormsLanguage: String? = nil, filter: HallucinationFilter, flag: CancellationFlag,
+        emit: @escaping @Sendable (TranscriptionEvent) -> Void
     ) {
         self.model = model
         self.timeMap = timeMap
         self.durationMs = durationMs
         self.wordTimestamps = wordTimestamps
         self.tokenDetails = tokenDetails
+        self.numberFormsLanguage = numberFormsLanguage
         self.filter = filter
         self.flag = flag
         self.emit = emit
@@ -113,8 +117,9 @@ final class SegmentCollector {
             wordProbability *= Double(data.p)
         }
         if wordTimestamps { finishWord() }
+        let written = NumberForms.apply(text.trimmingCharacters(in: .whitespaces), language: numberFormsLanguage)
         return Transcript.Segment(
-            startMs: startMs, endMs: endMs, text: text.trimmingCharacters(in: .whitespaces), words: words,
+            startMs: startMs, endMs: endMs, text: written, words: words,
             noSpeechProbability: Double(whisper_full_get_segment_no_speech_prob_from_state(state, index)),
             averageLogProbability: textTokens > 0 ? logProbabilitySum / Double(textTokens) : 0, tokens: tokens)
     }

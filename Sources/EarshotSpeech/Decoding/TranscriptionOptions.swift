@@ -68,6 +68,9 @@ public struct TranscriptionOptions: Sendable, Hashable {
     public var suppressBlank: Bool = true
     /// Suppress non-speech tokens (music notes, bracketed sound descriptions).
     public var suppressNonSpeech: Bool = true
+    /// Rewrite clock times and identifiers in English text the way people write them (``NumberForms``):
+    /// `at 745` → `at 7:45`, `order number 47,291` → `order number 47291`.
+    public var numberForms: Bool = true
     /// Post-decoding guards against repeated loops and text over silence.
     public var filter: HallucinationFilter.Configuration = HallucinationFilter.Configuration()
 

@@ -87,7 +87,9 @@ struct WhisperDecode: Sendable {
                 let decoded = try decode(
                     regions, language: candidate.code, audioContext: audioContext, state: state,
                     emit: { [emit] event in
-                        if case .progress(let fraction) = event { emit(.progress((Double(attempt) + fraction) / attempts)) }
+                        if case .progress(let fraction) = event {
+                            emit(.progress((Double(attempt) + fraction) / attempts))
+                        }
                     })
                 let score = Self.score(decoded)
                 if best == nil || score > best!.score {
@@ -137,6 +139,7 @@ struct WhisperDecode: Sendable {
         let collector = SegmentCollector(
             model: model, timeMap: regions.timeMap, durationMs: samples.count / 16,
             wordTimestamps: options.wordTimestamps, tokenDetails: options.tokenDetails,
+            numberFormsLanguage: options.numberForms ? (options.task == .translate ? "en" : language) : nil,
             filter: HallucinationFilter(configuration: options.filter), flag: flag, emit: emit)
         let status = try withParameters(language: language, audioContext: audioContext, collector: collector) {
             parameters in

@@ -52,6 +52,7 @@ enum TranscribeCommand: Command {
             .init("diarize", help: "Label speakers (who spoke when), splitting segments at speaker changes."),
             .init("word-timestamps", help: "Per-word times and probabilities (JSON)."),
             .init("no-vad", help: "Decode silence too (not recommended: invites hallucinations)."),
+            .init("raw-numbers", help: "Keep Whisper's number spelling (no `at 745` → `at 7:45` rewriting)."),
         ],
         positionals: [.init("FILE", help: "Audio file(s) to transcribe.", variadic: true)])
 
@@ -191,6 +192,7 @@ enum TranscribeCommand: Command {
             options.hotwords = arguments.values("hotword")
             options.wordTimestamps = arguments.flag("word-timestamps")
             if arguments.flag("no-vad") { options.voiceActivity = nil }
+            if arguments.flag("raw-numbers") { options.numberForms = false }
             func positive(_ name: String) throws -> Int? {
                 guard let text = arguments.value(name) else { return nil }
                 guard let value = Int(text), value >= 1 else {
