@@ -11,6 +11,7 @@ targets += [
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(
         name: "CFFmpeg", pkgConfig: "libavformat",
         providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
@@ -31,6 +32,8 @@ targets += [
 targets += [
     .target(name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"]),
     .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"]),
+    // The scale-out metadata backend: PostgreSQL (pooled connections, serialisable writes, LISTEN/NOTIFY).
+    .target(name: "EarshotPostgres", dependencies: ["EarshotCore", "EarshotStore", "CLibPQ"]),
 ]
 
 // MARK: - Speech: audio decoding, models, the whisper.cpp engine, speakers, notes, evaluation
@@ -51,8 +54,8 @@ targets += [
     .target(
         name: "EarshotServer",
         dependencies: [
-            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
-            "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization",
+            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres",
+            "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -66,7 +69,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization",
+            "EarshotDiarization", "EarshotStore", "EarshotPostgres",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -107,7 +110,9 @@ targets += [
     .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
-    .testTarget(name: "EarshotStoreTests", dependencies: ["EarshotStore", "EarshotCrypto", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotStoreTests",
+        dependencies: ["EarshotStore", "EarshotPostgres", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(name: "EarshotAudioTests", dependencies: ["EarshotAudio", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotModelsTests",
@@ -124,7 +129,7 @@ targets += [
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotSpeech", "EarshotNotes", "EarshotTestSupport", "EarshotServerTestSupport",
+            "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotTestSupport", "EarshotServerTestSupport",
         ],
         exclude: ["Fixtures"]),
     .testTarget(

@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotCrypto
 import Foundation
+import EarshotServerTestSupport
 import Testing
 
 @testable import EarshotServer
@@ -12,8 +13,9 @@ import Testing
 /// The seed app's flow with URLSession against a real server: token → presigned plan → parallel part PUTs →
 /// complete → download with Range.
 @Suite struct UploadFlowTests {
-    @Test func theSeedFlowUploadsInParallelAndDownloadsWithRange() async throws {
-        try await TestPlatform.with({ $0.apiPrefix = "/developer/api" }) { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func theSeedFlowUploadsInParallelAndDownloadsWithRange(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend, { $0.apiPrefix = "/developer/api" }) { platform in
             let partner = try await platform.createPartner()
             // The partner backend: client credentials → partner token → user token (under the prefix).
             let api = platform.base.absoluteString + "/developer/api"
@@ -97,8 +99,9 @@ import Testing
         }
     }
 
-    @Test func aPartCanBeReplacedAndCompletingTwiceAnswersTheSameFile() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func aPartCanBeReplacedAndCompletingTwiceAnswersTheSameFile(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(100_000)
             let plan = try await platform.plan(content.count, token: token)
@@ -128,8 +131,9 @@ import Testing
         }
     }
 
-    @Test func listingPartsResumesAnInterruptedUpload() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func listingPartsResumesAnInterruptedUpload(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(200_000)
             let plan = try await platform.plan(content.count, token: token)
@@ -161,8 +165,9 @@ import Testing
         }
     }
 
-    @Test func abortDiscardsTheParts() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func abortDiscardsTheParts(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(70_000)
             let plan = try await platform.plan(content.count, token: token)
@@ -179,8 +184,9 @@ import Testing
         }
     }
 
-    @Test func abandonedUploadsAreCollected() async throws {
-        try await TestPlatform.with({ $0.uploadMaxAge = .seconds(1) }) { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func abandonedUploadsAreCollected(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend, { $0.uploadMaxAge = .seconds(1) }) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(70_000)
             let plan = try await platform.plan(content.count, token: token)

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotHTTP
-import EarshotStore
+import EarshotPostgres
+public import EarshotStore
 import Foundation
 
 /// The Earshot server: opens the stores named by the configuration, mounts the routes and serves HTTP.
@@ -35,7 +36,7 @@ public struct Application: Sendable {
                 metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
                 extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
             ).register(on: router)
-            services.register(on: router)
+            if configuration.role.servesAPI { services.register(on: router) }
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
             do {
                 try await serve(server, services, onListening: onListening)
@@ -60,8 +61,10 @@ public struct Application: Sendable {
             group.addTask { try await server.run() }
             let port = try await server.waitUntilListening()
             services.links.setDerivedBase("http://\(urlHost):\(port)")
-            group.addTask { await services.maintain(every: maintenanceInterval) }
-            group.addTask { await services.runner.run() }
+            if configuration.role.servesAPI {
+                group.addTask { await services.maintain(every: maintenanceInterval) }
+            }
+            if configuration.role.runsJobs { group.addTask { await services.runner.run() } }
             if let languageModel = services.managedLanguageModel {
                 // Idle until the first summary or translation asks for it; stopped with the server.
                 group.addTask { try await languageModel.run() }
@@ -69,7 +72,8 @@ public struct Application: Sendable {
             logger.notice(
                 "earshot listening",
                 metadata: [
-                    "url": "http://\(urlHost):\(port)", "database": configuration.resolvedDatabasePath,
+                    "url": "http://\(urlHost):\(port)", "role": configuration.role.rawValue,
+                    "database": configuration.databaseDescription,
                     "blobs": configuration.resolvedBlobDirectory, "version": EarshotVersion.current,
                 ])
             onListening(port)
@@ -103,11 +107,24 @@ public struct Application: Sendable {
 
     private var urlHost: String { configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host }
 
-    static func openMetadataStore(_ configuration: ServerConfiguration) async throws -> SQLiteMetadataStore {
-        let path = configuration.resolvedDatabasePath
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        return try await SQLiteMetadataStore(
-            configuration: .init(location: .file(URL(fileURLWithPath: path)), schema: ServerSchema.components))
+    /// Opens the metadata store `database` names (SQLite file or PostgreSQL) with the server's schema; with
+    /// `migrate` false a PostgreSQL database with pending migrations is refused (`earshot migrate` applies them).
+    public static func openMetadataStore(
+        _ configuration: ServerConfiguration, migrate: Bool = true
+    ) async throws -> any MetadataStore {
+        switch configuration.metadataBackend {
+        case .sqlite(let path):
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            return try await SQLiteMetadataStore(
+                configuration: .init(location: .file(URL(fileURLWithPath: path)), schema: ServerSchema.components))
+        case .postgresql(let url):
+            var settings = PostgresMetadataStore.Configuration(
+                url: url, password: configuration.databasePassword, schema: ServerSchema.components)
+            settings.migrate = migrate
+            // API threads and job workers each hold at most one connection at a time.
+            settings.maximumConnections = max(configuration.threads + configuration.workers + 6, 8)
+            return try await PostgresMetadataStore(configuration: settings)
+        }
     }
 }

@@ -53,15 +53,50 @@ extension ServerConfiguration {
             config.dataDirectory = value
             return nil
         },
-        Setting(name: "database", valueName: "URL", help: "SQLite file (default <data-dir>/earshot.sqlite).") {
+        Setting(
+            name: "database", valueName: "URL",
+            help: "SQLite file (default <data-dir>/earshot.sqlite) or postgresql://user@host:port/db URL (scale-out)."
+        ) {
             config, value in
             if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
-                return "PostgreSQL is not available in this build yet; use a SQLite file path"
+                guard URL(string: value)?.host != nil else {
+                    return "'\(ConfigurationRedaction.url(value))' is not a PostgreSQL URL "
+                        + "(example: postgresql://earshot@db.internal:5432/earshot)"
+                }
+                config.database = value
+                return nil
             }
-            guard !value.isEmpty, value != "sqlite:" else { return "must name a SQLite file" }
+            guard !value.isEmpty, value != "sqlite:" else { return "must name a SQLite file or a PostgreSQL URL" }
             config.database = value
             return nil
         },
+        Setting(
+            name: "database-password-file", valueName: "FILE",
+            help: "File holding the PostgreSQL password (else the URL's, or PGPASSWORD)."
+        ) {
+            config, value in
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else {
+                return "cannot read \(value)"
+            }
+            let password = text.trimmingCharacters(in: .newlines)
+            guard !password.isEmpty else { return "\(value) is empty" }
+            config.databasePassword = password
+            return nil
+        },
+        Setting(
+            name: "role", valueName: "ROLE",
+            help: "all (API and jobs), api (API only) or worker (jobs, health and metrics only) (default all)."
+        ) {
+            config, value in
+            guard let role = ServerConfiguration.Role(rawValue: value) else {
+                return "'\(value)' is not one of all, api, worker"
+            }
+            config.role = role
+            return nil
+        },
+        durationSetting(
+            "worker-drain-timeout", "At shutdown, time running jobs get to finish before going back (default 0s).",
+            \.workerDrainTimeout),
         Setting(name: "blob-dir", valueName: "DIR", help: "Blob directory (default <data-dir>/blobs).") {
             config, value in
             if value.hasPrefix("s3://") { return "S3 is not available in this build yet; use a directory" }

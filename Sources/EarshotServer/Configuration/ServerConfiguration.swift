@@ -108,8 +108,51 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Which summary leads: `auto` (the language model, except the built-in SmolLM2-135M, whose summaries
     /// measured worse than the extractive ones: docs/notes.md), `llm` or `extractive`.
     public var summaryMethod = "auto"
+    /// The PostgreSQL password, read from `database-password-file` (never printed).
+    public var databasePassword: String?
+    /// What this process does: serve the API, run jobs, or both.
+    public var role: Role = .all
+    /// At shutdown, how long running jobs may go on before they are handed back to the queue.
+    public var workerDrainTimeout: Duration = .zero
+
+    /// What one Earshot process does (`role`).
+    public enum Role: String, Sendable, CaseIterable {
+        /// The API and the job runner (the embedded default).
+        case all
+        /// The API and maintenance; jobs run on worker processes.
+        case api
+        /// The job runner, with `/healthz`, `/readyz` and `/metrics` only; speech models load on the first job.
+        case worker
+
+        /// Whether this process serves the platform API.
+        public var servesAPI: Bool { self != .worker }
+        /// Whether this process runs jobs.
+        public var runsJobs: Bool { self != .api }
+    }
+
+    /// The metadata backend `database` names.
+    public enum MetadataBackend: Sendable, Equatable {
+        case sqlite(path: String)
+        case postgresql(url: String)
+    }
 
     public init() {}
+
+    /// The metadata backend: a PostgreSQL URL, else the SQLite file.
+    public var metadataBackend: MetadataBackend {
+        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            return .postgresql(url: database)
+        }
+        return .sqlite(path: resolvedDatabasePath)
+    }
+
+    /// Where the metadata lives, for logs (a URL without its password).
+    public var databaseDescription: String {
+        switch metadataBackend {
+        case .sqlite(let path): path
+        case .postgresql(let url): ConfigurationRedaction.url(url)
+        }
+    }
 
     /// The SQLite file the metadata store uses.
     public var resolvedDatabasePath: String {
@@ -120,5 +163,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The directory the blob store uses.
     public var resolvedBlobDirectory: String {
         blobDirectory ?? (dataDirectory as NSString).appendingPathComponent("blobs")
+    }
+}
+
+/// Hides credentials of URLs in messages and logs.
+enum ConfigurationRedaction {
+    /// `scheme://user:secret@host…` → `scheme://user:***@host…`.
+    static func url(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
+        let userInfo = url[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 }

@@ -169,10 +169,14 @@ struct RecordsService: Sendable {
         let after = cursorPosition
         let rows = try await metadata.read { db in
             try db.query(
-                "SELECT \(RecordRow.listColumns) FROM records WHERE partner_id = ? AND (? IS NULL OR user_id = ?) "
-                    + "AND (? IS NULL OR EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?)) "
+                "SELECT \(RecordRow.listColumns(db.dialect)) FROM records WHERE partner_id = ? "
+                    + "AND (? IS NULL OR user_id = ?) AND (? IS NULL OR EXISTS (SELECT 1 FROM "
+                    + (db.dialect == .postgresql
+                        ? "json_array_elements_text(records.tags::json) AS tag(value)" : "json_each(records.tags)")
+                    + " WHERE value = ?)) "
                     + "AND (? IS NULL OR record_time >= ?) AND (? IS NULL OR record_time <= ?) "
-                    + "AND (? IS NULL OR source = ?) AND (? IS NULL OR (transcript IS NOT NULL) = ?) "
+                    + "AND (? IS NULL OR source = ?) "
+                    + "AND (? IS NULL OR (CASE WHEN transcript IS NULL THEN 0 ELSE 1 END) = ?) "
                     + "AND (? IS NULL OR record_time < ? OR (record_time = ? AND id < ?)) "
                     + "ORDER BY record_time DESC, id DESC LIMIT ?",
                 [
@@ -211,7 +215,7 @@ struct RecordsService: Sendable {
             var rows: [String: RecordListRow] = [:]
             for hit in hits {
                 if let row = try db.queryFirst(
-                    "SELECT \(RecordRow.listColumns) FROM records WHERE id = ?", hit.recordID)
+                    "SELECT \(RecordRow.listColumns(db.dialect)) FROM records WHERE id = ?", hit.recordID)
                 {
                     rows[hit.recordID] = try row.decode(RecordListRow.self)
                 }
