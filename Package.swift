@@ -18,6 +18,8 @@ targets += [
     // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
     .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
     .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+    .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
@@ -34,6 +36,11 @@ targets += [
     .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"]),
     // The scale-out metadata backend: PostgreSQL (pooled connections, serialisable writes, LISTEN/NOTIFY).
     .target(name: "EarshotPostgres", dependencies: ["EarshotCore", "EarshotStore", "CLibPQ"]),
+    // Accounts: Argon2id passwords, addresses and the country table, verification codes and their outbox (SMTP
+    // through libcurl, SMS through an HTTP gateway), sessions.
+    .target(
+        name: "EarshotAccounts", dependencies: ["EarshotCore", "EarshotCrypto", "EarshotStore", "CArgon2", "CCurl"],
+        resources: [.embedInCode("Addresses/countries.tsv")]),
 ]
 
 // MARK: - Speech: audio decoding, models, the whisper.cpp engine, speakers, notes, evaluation
@@ -55,7 +62,7 @@ targets += [
         name: "EarshotServer",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres",
-            "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization",
+            "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -69,7 +76,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization", "EarshotStore", "EarshotPostgres",
+            "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -110,6 +117,9 @@ targets += [
     .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotAccountsTests",
+        dependencies: ["EarshotAccounts", "EarshotStore", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotStoreTests",
         dependencies: ["EarshotStore", "EarshotPostgres", "EarshotCrypto", "EarshotTestSupport"]),

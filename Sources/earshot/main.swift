@@ -11,6 +11,7 @@ let commands: [any Command.Type] = [
     MigrateCommand.self,
     SettingsCommand.self,
     PartnersCommand.self,
+    AccountsCommand.self,
     TranscribeCommand.self,
     EvalCommand.self,
     EvalTextCommand.self,

@@ -108,6 +108,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Which summary leads: `auto` (the language model, except the built-in SmolLM2-135M, whose summaries
     /// measured worse than the extractive ones: docs/notes.md), `llm` or `extractive`.
     public var summaryMethod = "auto"
+    /// Accounts: codes, sessions, password hashing, delivery channels, rate limits (`ServerConfiguration+Accounts`).
+    public var accounts = AccountSettings()
     /// The PostgreSQL password, read from `database-password-file` (never printed).
     public var databasePassword: String?
     /// What this process does: serve the API, run jobs, or both.
@@ -178,3 +180,4 @@ enum ConfigurationRedaction {
         return String(url[..<colon]) + ":***" + String(url[at...])
     }
 }
+
