@@ -36,6 +36,8 @@ targets += [
     .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"]),
     // The scale-out metadata backend: PostgreSQL (pooled connections, serialisable writes, LISTEN/NOTIFY).
     .target(name: "EarshotPostgres", dependencies: ["EarshotCore", "EarshotStore", "CLibPQ"]),
+    // The scale-out blob store: S3-compatible object stores, requests signed with Signature V4 (written here).
+    .target(name: "EarshotS3", dependencies: ["EarshotStore", "EarshotCrypto"]),
     // Accounts: Argon2id passwords, addresses and the country table, verification codes and their outbox (SMTP
     // through libcurl, SMS through an HTTP gateway), sessions.
     .target(
@@ -61,7 +63,7 @@ targets += [
     .target(
         name: "EarshotServer",
         dependencies: [
-            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres",
+            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres", "EarshotS3",
             "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
@@ -120,6 +122,8 @@ targets += [
     .testTarget(
         name: "EarshotAccountsTests",
         dependencies: ["EarshotAccounts", "EarshotStore", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotS3Tests", dependencies: ["EarshotS3", "EarshotStore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotStoreTests",
         dependencies: ["EarshotStore", "EarshotPostgres", "EarshotCrypto", "EarshotTestSupport"]),

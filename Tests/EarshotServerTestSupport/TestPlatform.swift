@@ -9,7 +9,7 @@ public import Testing
 #endif
 
 /// Where a test server keeps its data: the embedded default (SQLite file and blob directory) or the scale-out
-/// backends (`scripts/with-backends`: a new PostgreSQL database for the test).
+/// backends (`scripts/with-backends`: a new PostgreSQL database and a new S3 bucket for the test).
 public enum ServerTestBackend: String, Sendable, CustomTestStringConvertible {
     case embedded, scaled
 
@@ -45,8 +45,20 @@ public struct TestPlatform: Sendable {
         _ body: @Sendable (TestPlatform) async throws -> Void
     ) async throws {
         let database = backend == .scaled ? try ScaleOutBackends.newDatabase("platform") : nil
+        let bucket =
+            backend == .scaled
+            ? ScaleOutBackends.s3.map { s3 in
+                (
+                    ObjectStoreLocation(endpoint: s3.endpoint, bucket: ScaleOutBackends.newBucketName("platform")),
+                    ObjectStoreCredentials(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey)
+                )
+            } : nil
         let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
             if let database { configuration.database = database }
+            if let (location, credentials) = bucket {
+                configuration.blobStore = location
+                configuration.blobStoreCredentials = credentials
+            }
             configure(&configuration)
         }
         guard serialized else { return try await run(configure, body) }

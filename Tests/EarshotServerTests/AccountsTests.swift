@@ -106,7 +106,8 @@ import Testing
                 try await platform.send(
                     "GET", APIPath.filled(APIPath.file, ["file_id": loose.fileID]), token: ada.accessToken
                 ).status == 404)
-            #expect(platform.blobFiles().isEmpty, "\(platform.blobFiles())")
+            let files = try await platform.blobFiles()
+            #expect(files.isEmpty, "\(files)")
         }
     }
 

@@ -198,11 +198,11 @@ import Testing
             let (_, _, user) = try await platform.newUser()
             let keep = try await platform.createRecord(token: user, ["title": "keep me"])
             let gone = try await platform.createRecord(token: user, ["title": "delete me"])
-            #expect(platform.blobFiles().contains { $0.contains(gone.record.fileID) })
+            #expect(try await platform.blobFiles().contains { $0.contains(gone.record.fileID) })
             let response = try await platform.send(
                 "DELETE", platform.recordPath(APIPath.record, gone.record.recordID), token: user)
             #expect(response.status == 204, "\(response.text)")
-            let files = platform.blobFiles()
+            let files = try await platform.blobFiles()
             #expect(!files.contains { $0.contains(gone.record.fileID) }, "\(files)")
             #expect(files.contains { $0.contains(keep.record.fileID) })
             #expect(

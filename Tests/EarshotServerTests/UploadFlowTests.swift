@@ -94,8 +94,7 @@ import Testing
             #expect(file.sha256 == DigestAlgorithm.sha256.hash(audio).hex)
 
             // The part blobs are gone once assembled.
-            let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadId)")
-            #expect(!FileManager.default.fileExists(atPath: parts.path))
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix("uploads/\(plan.uploadId)") })
         }
     }
 
@@ -174,8 +173,7 @@ import Testing
             _ = try await platform.putPart(1, of: content, plan: plan)
             let abort = try await platform.send("DELETE", "/open/partner/files/upload/\(plan.uploadID)", token: token)
             #expect(abort.status == 204)
-            let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadID)")
-            #expect(!FileManager.default.fileExists(atPath: parts.path))
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix("uploads/\(plan.uploadID)") })
             let listing = try await platform.send(
                 "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
             #expect(listing.status == 404)
@@ -191,16 +189,20 @@ import Testing
             let content = testContent(70_000)
             let plan = try await platform.plan(content.count, token: token)
             _ = try await platform.putPart(1, of: content, plan: plan)
-            let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadID)")
-            #expect(FileManager.default.fileExists(atPath: parts.path))
+            let prefix = "uploads/\(plan.uploadID)"
+            #expect(try await platform.blobFiles().contains { $0.hasPrefix(prefix) })
             // Idle for more than a second: the background sweep (every 250 ms here) deletes parts and rows.
             let deadline = ContinuousClock.now + .seconds(10)
-            while FileManager.default.fileExists(atPath: parts.path), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(!FileManager.default.fileExists(atPath: parts.path))
-            let listing = try await platform.send(
+            var listing = try await platform.send(
                 "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            while try await platform.blobFiles().contains(where: { $0.hasPrefix(prefix) }) || listing.status != 404,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(100))
+                listing = try await platform.send(
+                    "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            }
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix(prefix) })
             #expect(listing.status == 404)
         }
     }

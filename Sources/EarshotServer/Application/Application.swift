@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotHTTP
 import EarshotPostgres
+import EarshotS3
 public import EarshotStore
 import Foundation
 
@@ -28,7 +29,7 @@ public struct Application: Sendable {
     public func run(onListening: @Sendable (Int) -> Void = { _ in }) async throws {
         let metadata = try await Self.openMetadataStore(configuration)
         do {
-            let blobs = try await FileSystemBlobStore(root: URL(fileURLWithPath: configuration.resolvedBlobDirectory))
+            let blobs = try await Self.openBlobStore(configuration)
             let metrics = HTTPMetrics()
             let router = Router()
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
@@ -74,7 +75,7 @@ public struct Application: Sendable {
                 metadata: [
                     "url": "http://\(urlHost):\(port)", "role": configuration.role.rawValue,
                     "database": configuration.databaseDescription,
-                    "blobs": configuration.resolvedBlobDirectory, "version": EarshotVersion.current,
+                    "blobs": configuration.blobsDescription, "version": EarshotVersion.current,
                 ])
             onListening(port)
             // The server returns when cancelled or shut down; maintenance then stops too.
@@ -106,6 +107,44 @@ public struct Application: Sendable {
     }
 
     private var urlHost: String { configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host }
+
+    /// Opens the blob store: the S3 bucket `blob-store` names (created when missing; credentials from
+    /// `blob-store-credentials-file` or the environment), else the blob directory.
+    ///
+    /// - Throws: `ConfigurationError` without credentials; ``StoreError`` `.unavailable` when the object store cannot
+    ///   be reached or refuses the credentials.
+    public static func openBlobStore(_ configuration: ServerConfiguration) async throws -> any BlobStore {
+        guard let location = configuration.blobStore else {
+            return try await FileSystemBlobStore(root: URL(fileURLWithPath: configuration.resolvedBlobDirectory))
+        }
+        let environment = ProcessInfo.processInfo.environment
+        guard
+            let credentials = configuration.blobStoreCredentials
+                ?? environment["AWS_ACCESS_KEY_ID"].flatMap({ key in
+                    environment["AWS_SECRET_ACCESS_KEY"].map {
+                        ObjectStoreCredentials(accessKeyID: key, secretAccessKey: $0)
+                    }
+                })
+        else {
+            throw ConfigurationError(issues: [
+                ConfigurationIssue(
+                    setting: "blob-store", source: location.bucket,
+                    message: "needs credentials: blob-store-credentials-file, or AWS_ACCESS_KEY_ID and "
+                        + "AWS_SECRET_ACCESS_KEY in the environment")
+            ])
+        }
+        var settings = S3BlobStore.Configuration(
+            endpoint: location.endpoint, bucket: location.bucket,
+            credentials: .init(accessKeyID: credentials.accessKeyID, secretAccessKey: credentials.secretAccessKey))
+        settings.region = location.region
+        // Uploads are spooled next to the data directory before they go to the bucket.
+        let spool = URL(fileURLWithPath: configuration.resolvedBlobDirectory).appendingPathComponent(".tmp")
+        try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+        settings.temporaryDirectory = spool
+        let store = S3BlobStore(settings)
+        try await store.createBucketIfMissing()
+        return store
+    }
 
     /// Opens the metadata store `database` names (SQLite file or PostgreSQL) with the server's schema; with
     /// `migrate` false a PostgreSQL database with pending migrations is refused (`earshot migrate` applies them).

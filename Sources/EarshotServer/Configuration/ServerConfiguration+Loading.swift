@@ -102,9 +102,31 @@ extension ServerConfiguration {
             \.workerDrainTimeout),
         Setting(name: "blob-dir", valueName: "DIR", help: "Blob directory (default <data-dir>/blobs).") {
             config, value in
-            if value.hasPrefix("s3://") { return "S3 is not available in this build yet; use a directory" }
+            if value.hasPrefix("s3://") { return "an S3 bucket goes in blob-store, not blob-dir" }
             guard !value.isEmpty else { return "must not be empty" }
             config.blobDirectory = value
+            return nil
+        },
+        Setting(
+            name: "blob-store", valueName: "URL",
+            help: "S3 bucket for audio: s3://host[:port]/bucket, or s3+http://… without TLS (default: blob-dir)."
+        ) {
+            config, value in
+            let (location, problem) = ObjectStoreLocation.parse(value)
+            config.blobStore = location
+            return problem
+        },
+        Setting(
+            name: "blob-store-credentials-file", valueName: "FILE",
+            help: "File with the S3 access key id, then the secret, one per line (else AWS_ACCESS_KEY_ID/…)."
+        ) {
+            config, value in
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else { return "cannot read \(value)" }
+            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard lines.count == 2, !lines[0].isEmpty, !lines[1].isEmpty else {
+                return "\(value) must hold two lines: the access key id, then the secret"
+            }
+            config.blobStoreCredentials = ObjectStoreCredentials(accessKeyID: lines[0], secretAccessKey: lines[1])
             return nil
         },
         countSetting("threads", "HTTP worker threads (default 4).", 1...256, noun: "thread count", \.threads),

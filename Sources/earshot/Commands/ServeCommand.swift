@@ -42,6 +42,9 @@ enum ServeCommand: Command {
         } catch let error as StoreError where error.code == .unavailable {
             writeError("\(command): \(error.message)")
             return 69  // EX_UNAVAILABLE
+        } catch let error as ConfigurationError {
+            writeError("\(command): \(error)")
+            return 78  // EX_CONFIG
         }
         return 0
     }
