@@ -52,7 +52,8 @@ test: setup
 	scripts/with-backends $(MAKE) --no-print-directory test-suites
 
 # The two swift test runs, inside scripts/with-backends (PostgreSQL and the S3 server started once for both, stopped
-# after): the store, queue, upload and records suites run against SQLite and PostgreSQL.
+# after): the store, queue, upload, records and accounts suites run against SQLite + files and PostgreSQL + S3, the
+# S3 store's own suite against SeaweedFS, and ScaleOutProcessTests runs an API node and two workers on them.
 test-suites:
 	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
 	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
