@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release install bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
+.PHONY: run test test-suites setup setup-check models build release install bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -59,6 +59,12 @@ test: setup
 	scripts/check-docs
 	swift build --build-tests $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
+	scripts/with-backends $(MAKE) --no-print-directory test-suites
+
+# The two swift test runs, inside scripts/with-backends (PostgreSQL and the S3 server started once for both, stopped
+# after): the store, queue, upload, records and accounts suites run against SQLite + files and PostgreSQL + S3, the
+# S3 store's own suite against SeaweedFS, and ScaleOutProcessTests runs an API node and two workers on them.
+test-suites:
 	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
 	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
 

@@ -11,6 +11,7 @@ targets += [
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(
         name: "CFFmpeg", pkgConfig: "libavformat",
         providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
@@ -34,6 +35,10 @@ targets += [
 targets += [
     .target(name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"]),
     .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"]),
+    // The scale-out metadata backend: PostgreSQL (pooled connections, serialisable writes, LISTEN/NOTIFY).
+    .target(name: "EarshotPostgres", dependencies: ["EarshotCore", "EarshotStore", "CLibPQ"]),
+    // The scale-out blob store: S3-compatible object stores, requests signed with Signature V4 (written here).
+    .target(name: "EarshotS3", dependencies: ["EarshotStore", "EarshotCrypto"]),
     // Accounts: Argon2id passwords, addresses and the country table, verification codes and their outbox (SMTP
     // through libcurl, SMS through an HTTP gateway), sessions.
     .target(
@@ -60,8 +65,8 @@ targets += [
     .target(
         name: "EarshotServer",
         dependencies: [
-            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
-            "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
+            "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres", "EarshotS3",
+            "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -75,7 +80,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization", "EarshotAccounts",
+            "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -119,7 +124,11 @@ targets += [
     .testTarget(
         name: "EarshotAccountsTests",
         dependencies: ["EarshotAccounts", "EarshotStore", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
-    .testTarget(name: "EarshotStoreTests", dependencies: ["EarshotStore", "EarshotCrypto", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotS3Tests", dependencies: ["EarshotS3", "EarshotStore", "EarshotCrypto", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotStoreTests",
+        dependencies: ["EarshotStore", "EarshotPostgres", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(name: "EarshotAudioTests", dependencies: ["EarshotAudio", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotModelsTests",
@@ -136,7 +145,7 @@ targets += [
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotSpeech", "EarshotNotes", "EarshotTestSupport", "EarshotServerTestSupport",
+            "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotTestSupport", "EarshotServerTestSupport",
         ],
         exclude: ["Fixtures"]),
     .testTarget(

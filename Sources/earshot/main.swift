@@ -7,6 +7,8 @@ import EarshotCore
 /// Every subcommand, in the order `earshot --help` lists them.
 let commands: [any Command.Type] = [
     ServeCommand.self,
+    WorkerCommand.self,
+    MigrateCommand.self,
     SettingsCommand.self,
     PartnersCommand.self,
     TokenCommand.self,

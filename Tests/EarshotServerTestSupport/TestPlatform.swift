@@ -2,11 +2,24 @@ public import EarshotAPI
 public import EarshotServer
 public import EarshotTestSupport
 public import Foundation
-import Testing
+public import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+
+/// Where a test server keeps its data: the embedded default (SQLite file and blob directory) or the scale-out
+/// backends (`scripts/with-backends`: a new PostgreSQL database and a new S3 bucket for the test).
+public enum ServerTestBackend: String, Sendable, CustomTestStringConvertible {
+    case embedded, scaled
+
+    /// The embedded backends always; the scale-out ones when `scripts/with-backends` runs them (`make test`).
+    public static var available: [ServerTestBackend] {
+        ScaleOutBackends.postgresURL == nil ? [.embedded] : [.embedded, .scaled]
+    }
+
+    public var testDescription: String { rawValue }
+}
 
 /// A real server in this process (the `Application`, with its SQLite file and blob directory in a temp dir) on
 /// 127.0.0.1, port 0: the platform API tests and the SDK's tests talk to it over HTTP.
@@ -27,10 +40,27 @@ public struct TestPlatform: Sendable {
     ///   runs suites that measure its resident memory (streamed uploads and decoding with flat RSS), and dozens of
     ///   concurrent servers would skew them.
     public static func with(
-        serialized: Bool = true,
-        _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        serialized: Bool = true, backend: ServerTestBackend = .embedded,
+        _ configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (TestPlatform) async throws -> Void
     ) async throws {
+        let database = backend == .scaled ? try ScaleOutBackends.newDatabase("platform") : nil
+        let bucket =
+            backend == .scaled
+            ? ScaleOutBackends.s3.map { s3 in
+                (
+                    ObjectStoreLocation(endpoint: s3.endpoint, bucket: ScaleOutBackends.newBucketName("platform")),
+                    ObjectStoreCredentials(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey)
+                )
+            } : nil
+        let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
+            if let database { configuration.database = database }
+            if let (location, credentials) = bucket {
+                configuration.blobStore = location
+                configuration.blobStoreCredentials = credentials
+            }
+            configure(&configuration)
+        }
         guard serialized else { return try await run(configure, body) }
         try await gate.withLock("server") { try await run(configure, body) }
     }

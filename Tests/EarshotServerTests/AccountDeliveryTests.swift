@@ -11,12 +11,13 @@ import Testing
 @Suite(.serialized) struct AccountDeliveryTests {
     static let password = "correct horse battery staple"
 
-    @Test func emailSignUpSignInSignOutAndResetThroughARealSMTPServer() async throws {
+    @Test(arguments: ServerTestBackend.available)
+    func emailSignUpSignInSignOutAndResetThroughARealSMTPServer(backend: ServerTestBackend) async throws {
         let directory = try TestEnvironment.makeTemporaryDirectory("smtp")
         defer { try? FileManager.default.removeItem(at: directory) }
         guard let sink = try await SMTPSink.start(in: directory) else { return }
         defer { sink.stop() }
-        try await TestPlatform.with({
+        try await TestPlatform.with(backend: backend, {
             $0.taskPollInterval = .milliseconds(50)
             $0.accounts.smtpURL = "smtp://127.0.0.1:\(sink.port)"
             $0.accounts.smtpFrom = "no-reply@earshot.test"
@@ -135,10 +136,11 @@ import Testing
         }
     }
 
-    @Test func wrongCodesLockTheCode() async throws {
+    @Test(arguments: ServerTestBackend.available)
+    func wrongCodesLockTheCode(backend: ServerTestBackend) async throws {
         let gateway = SMSGatewayStub()
         try await gateway.run { url in
-            try await TestPlatform.with({
+            try await TestPlatform.with(backend: backend, {
                 $0.taskPollInterval = .milliseconds(50)
                 $0.accounts.smsURL = url
                 $0.accounts.codeAttempts = 3

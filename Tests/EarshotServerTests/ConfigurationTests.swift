@@ -84,7 +84,7 @@ import Testing
 
     @Test(arguments: [
         ["--threads", "0"], ["--connection-timeout", "0s"], ["--shutdown-grace", "soon"], ["--max-json-body", "12"],
-        ["--max-header-bytes", "100GiB"], ["--database", "postgres://db/earshot"], ["--blob-dir", "s3://bucket"],
+        ["--max-header-bytes", "100GiB"], ["--database", "postgresql://"], ["--blob-dir", "s3://bucket"],
         ["--log-format", "xml"], ["--data-dir", ""],
     ])
     func invalidValuesAreRefused(arguments: [String]) {

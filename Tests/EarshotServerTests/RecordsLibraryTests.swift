@@ -2,6 +2,7 @@ import EarshotAPI
 import EarshotCore
 import EarshotStore
 import Foundation
+import EarshotServerTestSupport
 import Testing
 
 @testable import EarshotServer
@@ -14,8 +15,9 @@ import Testing
 /// under inserts, filters, tenancy and user scope, update, delete without leftovers, audio with Range, bad
 /// inputs.
 @Suite struct RecordsLibraryTests {
-    @Test func aRecordIsCreatedFromAnUploadWithItsEnvelopeAndDuration() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func aRecordIsCreatedFromAnUploadWithItsEnvelopeAndDuration(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, user) = try await platform.newUser("alice")
             let detail = try await platform.createRecord(
                 token: user,
@@ -47,8 +49,9 @@ import Testing
         }
     }
 
-    @Test func theListIsNewestFirstAndPagingIsStableUnderInserts() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func theListIsNewestFirstAndPagingIsStableUnderInserts(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, user) = try await platform.newUser()
             var ids: [String] = []
             for time in [5_000, 1_000, 4_000, 2_000, 3_000] as [Int64] {
@@ -76,8 +79,9 @@ import Testing
         }
     }
 
-    @Test func filtersSelectByTagDateSourceAndTranscript() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func filtersSelectByTagDateSourceAndTranscript(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, user) = try await platform.newUser()
             let day = Int64(1_764_374_400_000)  // 2025-11-29T00:00:00Z
             let a = try await platform.createRecord(
@@ -98,8 +102,9 @@ import Testing
         }
     }
 
-    @Test func usersSeeTheirOwnRecordsPartnersTheTenantsAndNobodyAnotherTenants() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func usersSeeTheirOwnRecordsPartnersTheTenantsAndNobodyAnotherTenants(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, partner, alice) = try await platform.newUser("alice")
             let bob = try await platform.userToken(partnerToken: partner, userID: "bob")
             let (_, otherPartner, otherUser) = try await platform.newUser("alice", partner: "Other")
@@ -155,8 +160,9 @@ import Testing
         }
     }
 
-    @Test func updatesChangeTitleAndTagsAndTheSearchFollows() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func updatesChangeTitleAndTagsAndTheSearchFollows(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, user) = try await platform.newUser()
             let id = try await platform.createRecord(token: user, ["title": "Old title"]).record.recordID
             let response = try await platform.send(
@@ -186,16 +192,17 @@ import Testing
         }
     }
 
-    @Test func deletingARecordLeavesNoBlobNoRowsAndNoSearchHits() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func deletingARecordLeavesNoBlobNoRowsAndNoSearchHits(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, user) = try await platform.newUser()
             let keep = try await platform.createRecord(token: user, ["title": "keep me"])
             let gone = try await platform.createRecord(token: user, ["title": "delete me"])
-            #expect(platform.blobFiles().contains { $0.contains(gone.record.fileID) })
+            #expect(try await platform.blobFiles().contains { $0.contains(gone.record.fileID) })
             let response = try await platform.send(
                 "DELETE", platform.recordPath(APIPath.record, gone.record.recordID), token: user)
             #expect(response.status == 204, "\(response.text)")
-            let files = platform.blobFiles()
+            let files = try await platform.blobFiles()
             #expect(!files.contains { $0.contains(gone.record.fileID) }, "\(files)")
             #expect(files.contains { $0.contains(keep.record.fileID) })
             #expect(
@@ -217,7 +224,7 @@ import Testing
                     try db.scalar("SELECT COUNT(*) FROM files WHERE id = ?", gone.record.fileID, as: Int.self),
                     try db.scalar("SELECT COUNT(*) FROM uploads WHERE file_id = ?", gone.record.fileID, as: Int.self),
                     try db.scalar(
-                        "SELECT COUNT(*) FROM record_search_rows WHERE record_id = ?", gone.record.recordID,
+                        "SELECT COUNT(*) FROM \(RecordsSearchTests.searchRows(db)) WHERE record_id = ?", gone.record.recordID,
                         as: Int.self),
                     try db.scalar(
                         "SELECT COUNT(*) FROM record_search WHERE record_id = ?", gone.record.recordID, as: Int.self),
@@ -228,8 +235,9 @@ import Testing
         }
     }
 
-    @Test func theAudioStreamsWithRange() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func theAudioStreamsWithRange(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, user) = try await platform.newUser()
             let audio = try TestAudio.jfk()
             let id = try await platform.createRecord(token: user, audio: audio).record.recordID
@@ -244,8 +252,9 @@ import Testing
         }
     }
 
-    @Test func badInputsGetClearErrors() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func badInputsGetClearErrors(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, partner, user) = try await platform.newUser()
             let id = try await platform.createRecord(token: user).record.recordID
             let upload = try await platform.upload(try TestAudio.jfk(), token: user)
@@ -345,10 +354,8 @@ import Testing
 
 extension TestPlatform {
     /// A second connection to the server's database (for checks the API does not expose).
-    func openStore() async throws -> SQLiteMetadataStore {
-        try await SQLiteMetadataStore(
-            configuration: .init(
-                location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath)),
-                schema: ServerSchema.components))
+    /// The platform's metadata store (its SQLite file or its PostgreSQL database), opened a second time.
+    func openStore() async throws -> any MetadataStore {
+        try await Application.openMetadataStore(configuration)
     }
 }

@@ -39,8 +39,12 @@ extension TestPlatform {
         }
     }
 
-    /// Every file under the blob directory (relative paths).
-    func blobFiles() -> [String] {
+    /// Every file under the blob directory (relative paths), or every key of the S3 bucket.
+    func blobFiles() async throws -> [String] {
+        // An S3 bucket: its keys.
+        if configuration.blobStore != nil {
+            return try await Application.openBlobStore(configuration).list(prefix: "").map(\.rawValue)
+        }
         let root = configuration.resolvedBlobDirectory
         let enumerator = FileManager.default.enumerator(atPath: root)
         var files: [String] = []

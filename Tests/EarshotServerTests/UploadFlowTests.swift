@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotCrypto
 import Foundation
+import EarshotServerTestSupport
 import Testing
 
 @testable import EarshotServer
@@ -12,8 +13,9 @@ import Testing
 /// The seed app's flow with URLSession against a real server: token → presigned plan → parallel part PUTs →
 /// complete → download with Range.
 @Suite struct UploadFlowTests {
-    @Test func theSeedFlowUploadsInParallelAndDownloadsWithRange() async throws {
-        try await TestPlatform.with({ $0.apiPrefix = "/developer/api" }) { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func theSeedFlowUploadsInParallelAndDownloadsWithRange(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend, { $0.apiPrefix = "/developer/api" }) { platform in
             let partner = try await platform.createPartner()
             // The partner backend: client credentials → partner token → user token (under the prefix).
             let api = platform.base.absoluteString + "/developer/api"
@@ -92,13 +94,13 @@ import Testing
             #expect(file.sha256 == DigestAlgorithm.sha256.hash(audio).hex)
 
             // The part blobs are gone once assembled.
-            let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadId)")
-            #expect(!FileManager.default.fileExists(atPath: parts.path))
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix("uploads/\(plan.uploadId)") })
         }
     }
 
-    @Test func aPartCanBeReplacedAndCompletingTwiceAnswersTheSameFile() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func aPartCanBeReplacedAndCompletingTwiceAnswersTheSameFile(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(100_000)
             let plan = try await platform.plan(content.count, token: token)
@@ -128,8 +130,9 @@ import Testing
         }
     }
 
-    @Test func listingPartsResumesAnInterruptedUpload() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func listingPartsResumesAnInterruptedUpload(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(200_000)
             let plan = try await platform.plan(content.count, token: token)
@@ -161,16 +164,16 @@ import Testing
         }
     }
 
-    @Test func abortDiscardsTheParts() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func abortDiscardsTheParts(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(70_000)
             let plan = try await platform.plan(content.count, token: token)
             _ = try await platform.putPart(1, of: content, plan: plan)
             let abort = try await platform.send("DELETE", "/open/partner/files/upload/\(plan.uploadID)", token: token)
             #expect(abort.status == 204)
-            let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadID)")
-            #expect(!FileManager.default.fileExists(atPath: parts.path))
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix("uploads/\(plan.uploadID)") })
             let listing = try await platform.send(
                 "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
             #expect(listing.status == 404)
@@ -179,22 +182,27 @@ import Testing
         }
     }
 
-    @Test func abandonedUploadsAreCollected() async throws {
-        try await TestPlatform.with({ $0.uploadMaxAge = .seconds(1) }) { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func abandonedUploadsAreCollected(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend, { $0.uploadMaxAge = .seconds(1) }) { platform in
             let (_, _, token) = try await platform.newUser()
             let content = testContent(70_000)
             let plan = try await platform.plan(content.count, token: token)
             _ = try await platform.putPart(1, of: content, plan: plan)
-            let parts = platform.directory.appendingPathComponent("blobs/uploads/\(plan.uploadID)")
-            #expect(FileManager.default.fileExists(atPath: parts.path))
+            let prefix = "uploads/\(plan.uploadID)"
+            #expect(try await platform.blobFiles().contains { $0.hasPrefix(prefix) })
             // Idle for more than a second: the background sweep (every 250 ms here) deletes parts and rows.
             let deadline = ContinuousClock.now + .seconds(10)
-            while FileManager.default.fileExists(atPath: parts.path), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(!FileManager.default.fileExists(atPath: parts.path))
-            let listing = try await platform.send(
+            var listing = try await platform.send(
                 "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            while try await platform.blobFiles().contains(where: { $0.hasPrefix(prefix) }) || listing.status != 404,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(100))
+                listing = try await platform.send(
+                    "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            }
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix(prefix) })
             #expect(listing.status == 404)
         }
     }

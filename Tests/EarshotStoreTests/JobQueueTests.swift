@@ -4,8 +4,9 @@ import Testing
 
 @testable import EarshotStore
 
-/// The durable job queue on a real SQLite file: claims with leases, heartbeats, exactly-once completion,
-/// bounded retries, expiry re-queue, cancellation, idempotency keys and paging.
+/// The durable job queue on a real SQLite file and a real PostgreSQL database: claims with leases, heartbeats,
+/// exactly-once completion, fencing tokens, bounded retries, expiry re-queue, cancellation, idempotency keys, paging
+/// and (PostgreSQL) wake-ups across connections.
 @Suite struct JobQueueTests {
     final class Clock: Sendable {
         let value = Mutex<Int64>(1_000_000)
@@ -13,9 +14,11 @@ import Testing
         var now: Int64 { value.withLock { $0 } }
     }
 
-    func withQueue(_ body: (JobQueue, Clock, SQLiteMetadataStore) async throws -> Void) async throws {
+    func withQueue(
+        _ backend: MetadataBackend, _ body: (JobQueue, Clock, any MetadataStore) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
-        let store = try await openSQLite(in: directory.url)
+        let store = try await backend.open(in: directory.url)
         let clock = Clock()
         let queue = JobQueue(metadata: store, now: { clock.now })
         do {
@@ -33,37 +36,42 @@ import Testing
             requestHash: hash)
     }
 
-    @Test func aClaimedJobCompletesOnceAndOnlyByItsOwner() async throws {
-        try await withQueue { queue, _, _ in
+    @Test(arguments: MetadataBackend.available)
+    func aClaimedJobCompletesOnceAndOnlyByItsOwner(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, _, _ in
             _ = try await queue.enqueue(new("job_1"))
             let job = try #require(try await queue.claim(kind: "transcription", owner: "w1", lease: .seconds(30)))
             #expect(job.state == .running && job.attempts == 1 && job.leaseOwner == "w1")
+            let token = job.leaseToken
             #expect(try await queue.claim(kind: "transcription", owner: "w2", lease: .seconds(30)) == nil)
-            #expect(try await queue.complete("job_1", owner: "w2", result: "x") == nil)
-            #expect(try await queue.complete("job_1", owner: "w1", result: "done") != nil)
-            #expect(try await queue.complete("job_1", owner: "w1", result: "again") == nil)
+            #expect(try await queue.complete("job_1", owner: "w2", token: token, result: "x") == nil)
+            #expect(try await queue.complete("job_1", owner: "w1", token: token, result: "done") != nil)
+            #expect(try await queue.complete("job_1", owner: "w1", token: token, result: "again") == nil)
             let done = try #require(try await queue.job("job_1", tenant: "ptn_a"))
             #expect(done.state == .succeeded && done.result == "done" && done.progress == 1)
             #expect(try await queue.job("job_1", tenant: "ptn_b") == nil)
         }
     }
 
-    @Test func anExpiredLeaseRequeuesAndTheOldOwnerCannotFinish() async throws {
-        try await withQueue { queue, clock, _ in
+    @Test(arguments: MetadataBackend.available)
+    func anExpiredLeaseRequeuesAndTheOldOwnerCannotFinish(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, clock, _ in
             _ = try await queue.enqueue(new("job_1", attempts: 2))
-            _ = try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(10))
+            let dead = try #require(try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(10)))
             clock.advance(5_000)
-            #expect(try await queue.heartbeat("job_1", owner: "dead", lease: .seconds(10), progress: 0.5))
+            #expect(
+                try await queue.heartbeat(
+                    "job_1", owner: "dead", token: dead.leaseToken, lease: .seconds(10), progress: 0.5))
             clock.advance(9_000)
             #expect(try await queue.requeueExpired().isEmpty)  // the heartbeat extended the lease
             clock.advance(2_000)
             let requeued = try await queue.requeueExpired()
             #expect(requeued.map(\.state) == [.queued])
-            #expect(try await queue.heartbeat("job_1", owner: "dead", lease: .seconds(10)) == false)
+            #expect(try await queue.heartbeat("job_1", owner: "dead", token: dead.leaseToken, lease: .seconds(10)) == false)
             let again = try #require(try await queue.claim(kind: "transcription", owner: "alive", lease: .seconds(10)))
-            #expect(again.attempts == 2)
-            #expect(try await queue.complete("job_1", owner: "dead", result: "zombie") == nil)
-            #expect(try await queue.complete("job_1", owner: "alive", result: "ok") != nil)
+            #expect(again.attempts == 2 && again.leaseToken == dead.leaseToken + 1)
+            #expect(try await queue.complete("job_1", owner: "dead", token: dead.leaseToken, result: "zombie") == nil)
+            #expect(try await queue.complete("job_1", owner: "alive", token: again.leaseToken, result: "ok") != nil)
             // Attempts used up by expiry: failed with a reason.
             _ = try await queue.enqueue(new("job_2", attempts: 1))
             _ = try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(1))
@@ -74,52 +82,60 @@ import Testing
         }
     }
 
-    @Test func failuresRetryWithDelayThenFail() async throws {
-        try await withQueue { queue, clock, _ in
+    @Test(arguments: MetadataBackend.available)
+    func failuresRetryWithDelayThenFail(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, clock, _ in
             _ = try await queue.enqueue(new("job_1", attempts: 2))
-            _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
-            let retried = try await queue.fail("job_1", owner: "w", .retry(reason: "boom", delay: .seconds(5)))
+            let first = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
+            let retried = try await queue.fail(
+                "job_1", owner: "w", token: first.leaseToken, .retry(reason: "boom", delay: .seconds(5)))
             #expect(retried?.state == .queued && retried?.error == "boom")
             #expect(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)) == nil)
             clock.advance(5_000)
-            _ = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
-            let failed = try await queue.fail("job_1", owner: "w", .retry(reason: "boom again", delay: .seconds(5)))
+            let second = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
+            let failed = try await queue.fail(
+                "job_1", owner: "w", token: second.leaseToken, .retry(reason: "boom again", delay: .seconds(5)))
             #expect(failed?.state == .failed && failed?.error == "boom again" && failed?.attempts == 2)
             // Permanent failures do not retry.
             _ = try await queue.enqueue(new("job_2", attempts: 5))
-            _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
-            #expect(try await queue.fail("job_2", owner: "w", .permanent(reason: "bad audio"))?.state == .failed)
+            let third = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
+            #expect(
+                try await queue.fail("job_2", owner: "w", token: third.leaseToken, .permanent(reason: "bad audio"))?
+                    .state == .failed)
         }
     }
 
-    @Test func releaseReturnsTheJobWithoutCountingTheAttempt() async throws {
-        try await withQueue { queue, _, _ in
+    @Test(arguments: MetadataBackend.available)
+    func releaseReturnsTheJobWithoutCountingTheAttempt(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, _, _ in
             _ = try await queue.enqueue(new("job_1"))
-            _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
-            try await queue.release("job_1", owner: "w")
+            let claimed = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
+            try await queue.release("job_1", owner: "w", token: claimed.leaseToken)
             let job = try #require(try await queue.claim(kind: "transcription", owner: "w2", lease: .seconds(30)))
             #expect(job.attempts == 1)
         }
     }
 
-    @Test func cancellingStopsTheOwnerAndRunsTheFinalHook() async throws {
+    @Test(arguments: MetadataBackend.available)
+    func cancellingStopsTheOwnerAndRunsTheFinalHook(backend: MetadataBackend) async throws {
         let directory = try TemporaryDirectory()
-        let store = try await openSQLite(in: directory.url)
+        let store = try await backend.open(in: directory.url)
         let finals = Mutex<[String]>([])
         let queue = JobQueue(metadata: store, onFinal: { _, job in finals.withLock { $0.append(job.state.rawValue) } })
         _ = try await queue.enqueue(new("job_1"))
-        _ = try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30))
+        let claimed = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
         #expect(try await queue.cancel("job_1", tenant: "ptn_b") == nil)
         #expect(try await queue.cancel("job_1", tenant: "ptn_a")?.state == .cancelled)
-        #expect(try await queue.heartbeat("job_1", owner: "w", lease: .seconds(30)) == false)
-        #expect(try await queue.complete("job_1", owner: "w", result: "late") == nil)
+        #expect(try await queue.heartbeat("job_1", owner: "w", token: claimed.leaseToken, lease: .seconds(30)) == false)
+        #expect(try await queue.complete("job_1", owner: "w", token: claimed.leaseToken, result: "late") == nil)
         #expect(try await queue.cancel("job_1", tenant: "ptn_a")?.state == .cancelled)  // idempotent
         #expect(finals.withLock { $0 } == ["cancelled"])
         await store.close()
     }
 
-    @Test func idempotencyKeysReturnTheSameJobOrConflict() async throws {
-        try await withQueue { queue, _, _ in
+    @Test(arguments: MetadataBackend.available)
+    func idempotencyKeysReturnTheSameJobOrConflict(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, _, _ in
             let first = try await queue.enqueue(new("job_1", key: "k1", hash: "h1"))
             let again = try await queue.enqueue(new("job_2", key: "k1", hash: "h1"))
             #expect(first.created && !again.created && again.job.id == "job_1")
@@ -129,8 +145,9 @@ import Testing
         }
     }
 
-    @Test func listingPagesNewestFirst() async throws {
-        try await withQueue { queue, clock, _ in
+    @Test(arguments: MetadataBackend.available)
+    func listingPagesNewestFirst(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, clock, _ in
             for index in 1...5 {
                 _ = try await queue.enqueue(new("job_\(index)"))
                 clock.advance(1)
@@ -147,8 +164,9 @@ import Testing
         }
     }
 
-    @Test func concurrentWorkersNeverClaimTheSameJob() async throws {
-        try await withQueue { queue, _, _ in
+    @Test(arguments: MetadataBackend.available)
+    func concurrentWorkersNeverClaimTheSameJob(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, _, _ in
             for index in 0..<40 { _ = try await queue.enqueue(new("job_\(index)")) }
             let done = try await withThrowingTaskGroup(of: [String].self) { group in
                 for worker in 0..<8 {
@@ -157,7 +175,9 @@ import Testing
                         while let job = try await queue.claim(
                             kind: "transcription", owner: "w\(worker)", lease: .seconds(30))
                         {
-                            if try await queue.complete(job.id, owner: "w\(worker)", result: "ok") != nil {
+                            if try await queue.complete(
+                                job.id, owner: "w\(worker)", token: job.leaseToken, result: "ok") != nil
+                            {
                                 mine.append(job.id)
                             }
                         }
@@ -170,5 +190,53 @@ import Testing
             #expect(Set(done).count == 40)
             #expect(try await queue.counts(kind: "transcription") == [.succeeded: 40])
         }
+    }
+
+    @Test(arguments: MetadataBackend.available)
+    func aLateWriteOfAFencedOutWorkerIsRefusedEvenUnderTheSameOwnerName(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, clock, _ in
+            _ = try await queue.enqueue(new("job_1", attempts: 3))
+            // A worker pauses (GC, SIGSTOP, a partition) past its lease; the job is re-queued and claimed again by a
+            // process that happens to reuse the same owner name.
+            let paused = try #require(try await queue.claim(kind: "transcription", owner: "node-a", lease: .seconds(5)))
+            clock.advance(6_000)
+            _ = try await queue.requeueExpired()
+            let takeover = try #require(try await queue.claim(kind: "transcription", owner: "node-a", lease: .seconds(5)))
+            #expect(takeover.leaseToken == paused.leaseToken + 1)
+            // The paused worker wakes up: every write it tries is refused.
+            #expect(
+                try await queue.heartbeat("job_1", owner: "node-a", token: paused.leaseToken, lease: .seconds(5))
+                    == false)
+            #expect(try await queue.complete("job_1", owner: "node-a", token: paused.leaseToken, result: "late") == nil)
+            #expect(
+                try await queue.fail("job_1", owner: "node-a", token: paused.leaseToken, .permanent(reason: "x"))
+                    == nil)
+            try await queue.release("job_1", owner: "node-a", token: paused.leaseToken)
+            #expect(try await queue.job("job_1")?.state == .running)
+            let done = try #require(
+                try await queue.complete("job_1", owner: "node-a", token: takeover.leaseToken, result: "real"))
+            #expect(done.result == "real" && done.attempts == 2)
+        }
+    }
+
+    @Test func postgresNotifiesWorkersInOtherConnectionsWhenAJobIsAdded() async throws {
+        guard MetadataBackend.available.contains(.postgresql) else { return }
+        let directory = try TemporaryDirectory()
+        let store = try await MetadataBackend.postgresql.open(in: directory.url)
+        let producer = JobQueue(metadata: store)
+        // Another process's queue: its own signal, woken only through LISTEN/NOTIFY.
+        let consumer = JobQueue(metadata: store, signal: JobSignal())
+        let listening = Task { await consumer.forwardNotifications() }
+        try await Task.sleep(for: .milliseconds(300))  // the listener connects
+        let before = consumer.signal.generation(of: "transcription")
+        let started = ContinuousClock.now
+        _ = try await producer.enqueue(new("job_1"))
+        await consumer.signal.wait(for: "transcription", after: before, timeout: .seconds(5))
+        let latency = ContinuousClock.now - started
+        listening.cancel()
+        await listening.value
+        await store.close()
+        #expect(consumer.signal.generation(of: "transcription") > before)
+        #expect(latency < .seconds(1), "NOTIFY took \(latency)")
     }
 }

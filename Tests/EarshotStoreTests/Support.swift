@@ -1,6 +1,29 @@
+import EarshotPostgres
+import EarshotTestSupport
 import Foundation
+import Testing
 
 @testable import EarshotStore
+
+/// The metadata backends a parameterised suite runs on: SQLite always, PostgreSQL when `scripts/with-backends` runs
+/// a cluster (`make test`).
+enum MetadataBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgresql
+
+    static var available: [MetadataBackend] { ScaleOutBackends.postgresURL == nil ? [.sqlite] : [.sqlite, .postgresql] }
+
+    var testDescription: String { rawValue }
+
+    /// A new store: a SQLite file in `directory`, or a new PostgreSQL database.
+    func open(in directory: URL, schema: [SchemaComponent] = StoreSchema.components) async throws -> any MetadataStore {
+        switch self {
+        case .sqlite: try await openSQLite(in: directory, schema: schema)
+        case .postgresql:
+            try await PostgresMetadataStore(
+                configuration: .init(url: try ScaleOutBackends.newDatabase("store"), schema: schema))
+        }
+    }
+}
 
 /// A fresh directory under the system temp dir, removed by the caller with `cleanup()`.
 struct TemporaryDirectory: ~Copyable {

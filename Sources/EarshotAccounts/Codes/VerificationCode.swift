@@ -84,7 +84,8 @@ enum VerificationCode {
         guard
             let row = try db.queryFirst(
                 "SELECT id, salt, code_hash, state, attempts, max_attempts, expires_at FROM account_codes "
-                    + "WHERE account_id = ? AND purpose = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                    + "WHERE account_id = ? AND purpose = ? "
+                    + "ORDER BY created_at DESC, \(db.dialect == .postgresql ? "seq" : "rowid") DESC LIMIT 1",
                 accountID, purpose.rawValue)
         else {
             throw AccountError.invalid("code", "no code was sent for this address; ask for one first")

@@ -87,6 +87,73 @@ extension AccountDirectory {
                         revoked_at   INTEGER
                     );
                     CREATE INDEX account_sessions_account ON account_sessions (account_id, created_at);
+                    """,
+                postgresql: """
+                    CREATE TABLE accounts (
+                        id                  TEXT PRIMARY KEY,
+                        partner_id          TEXT NOT NULL REFERENCES partners (id),
+                        address_kind        TEXT NOT NULL CHECK (address_kind IN ('email', 'phone')),
+                        address             TEXT NOT NULL,
+                        country             TEXT,
+                        nickname            TEXT,
+                        password_hash       TEXT NOT NULL,
+                        status              TEXT NOT NULL CHECK (status IN ('pending', 'active', 'disabled')),
+                        created_at          BIGINT NOT NULL,
+                        verified_at         BIGINT,
+                        password_changed_at BIGINT NOT NULL,
+                        UNIQUE (partner_id, address)
+                    );
+                    CREATE TABLE account_tenants (
+                        partner_id     TEXT PRIMARY KEY REFERENCES partners (id),
+                        direct_sign_in INTEGER NOT NULL CHECK (direct_sign_in IN (0, 1)),
+                        updated_at     BIGINT NOT NULL
+                    );
+                    INSERT INTO partners (id, name, secret_hash, status, created_at)
+                    VALUES ('ptn_00000000000000000000', 'Default tenant (accounts)', '!', 'active', 0);
+                    INSERT INTO account_tenants (partner_id, direct_sign_in, updated_at)
+                    VALUES ('ptn_00000000000000000000', 1, 0);
+                    -- seq stands in for SQLite's rowid (the order codes were drawn in).
+                    CREATE TABLE account_codes (
+                        id           TEXT PRIMARY KEY,
+                        seq          BIGINT GENERATED ALWAYS AS IDENTITY,
+                        account_id   TEXT NOT NULL REFERENCES accounts (id),
+                        purpose      TEXT NOT NULL CHECK (purpose IN ('verify', 'reset')),
+                        salt         BYTEA NOT NULL,
+                        code_hash    BYTEA NOT NULL,
+                        state        TEXT NOT NULL CHECK (state IN ('live', 'used', 'locked', 'replaced')),
+                        attempts     INTEGER NOT NULL DEFAULT 0,
+                        max_attempts INTEGER NOT NULL,
+                        created_at   BIGINT NOT NULL,
+                        expires_at   BIGINT NOT NULL,
+                        used_at      BIGINT
+                    );
+                    CREATE INDEX account_codes_latest ON account_codes (account_id, purpose, created_at);
+                    CREATE TABLE account_outbox (
+                        id          TEXT PRIMARY KEY,
+                        account_id  TEXT NOT NULL REFERENCES accounts (id),
+                        channel     TEXT NOT NULL CHECK (channel IN ('email', 'sms')),
+                        destination TEXT NOT NULL,
+                        subject     TEXT NOT NULL,
+                        body        TEXT NOT NULL,
+                        created_at  BIGINT NOT NULL
+                    );
+                    CREATE INDEX account_outbox_account ON account_outbox (account_id);
+                    CREATE TABLE account_sessions (
+                        id           TEXT PRIMARY KEY,
+                        partner_id   TEXT NOT NULL,
+                        account_id   TEXT NOT NULL REFERENCES accounts (id),
+                        kind         TEXT NOT NULL CHECK (kind IN ('bearer', 'cookie')),
+                        token_hash   TEXT NOT NULL UNIQUE,
+                        csrf_hash    TEXT,
+                        device       TEXT,
+                        user_agent   TEXT,
+                        ip           TEXT,
+                        created_at   BIGINT NOT NULL,
+                        last_used_at BIGINT NOT NULL,
+                        expires_at   BIGINT NOT NULL,
+                        revoked_at   BIGINT
+                    );
+                    CREATE INDEX account_sessions_account ON account_sessions (account_id, created_at);
                     """)
         ])
 }

@@ -1,6 +1,8 @@
 import EarshotCore
 import EarshotHTTP
-import EarshotStore
+import EarshotPostgres
+import EarshotS3
+public import EarshotStore
 import Foundation
 
 /// The Earshot server: opens the stores named by the configuration, mounts the routes and serves HTTP.
@@ -27,7 +29,7 @@ public struct Application: Sendable {
     public func run(onListening: @Sendable (Int) -> Void = { _ in }) async throws {
         let metadata = try await Self.openMetadataStore(configuration)
         do {
-            let blobs = try await FileSystemBlobStore(root: URL(fileURLWithPath: configuration.resolvedBlobDirectory))
+            let blobs = try await Self.openBlobStore(configuration)
             let metrics = HTTPMetrics()
             let router = Router()
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
@@ -35,7 +37,7 @@ public struct Application: Sendable {
                 metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
                 extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
             ).register(on: router)
-            services.register(on: router)
+            if configuration.role.servesAPI { services.register(on: router) }
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
             do {
                 try await serve(server, services, onListening: onListening)
@@ -60,8 +62,10 @@ public struct Application: Sendable {
             group.addTask { try await server.run() }
             let port = try await server.waitUntilListening()
             services.links.setDerivedBase("http://\(urlHost):\(port)")
-            group.addTask { await services.maintain(every: maintenanceInterval) }
-            group.addTask { await services.runner.run() }
+            if configuration.role.servesAPI {
+                group.addTask { await services.maintain(every: maintenanceInterval) }
+            }
+            if configuration.role.runsJobs { group.addTask { await services.runner.run() } }
             if let languageModel = services.managedLanguageModel {
                 // Idle until the first summary or translation asks for it; stopped with the server.
                 group.addTask { try await languageModel.run() }
@@ -69,8 +73,9 @@ public struct Application: Sendable {
             logger.notice(
                 "earshot listening",
                 metadata: [
-                    "url": "http://\(urlHost):\(port)", "database": configuration.resolvedDatabasePath,
-                    "blobs": configuration.resolvedBlobDirectory, "version": EarshotVersion.current,
+                    "url": "http://\(urlHost):\(port)", "role": configuration.role.rawValue,
+                    "database": configuration.databaseDescription,
+                    "blobs": configuration.blobsDescription, "version": EarshotVersion.current,
                 ])
             onListening(port)
             // The server returns when cancelled or shut down; maintenance then stops too.
@@ -103,11 +108,62 @@ public struct Application: Sendable {
 
     private var urlHost: String { configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host }
 
-    static func openMetadataStore(_ configuration: ServerConfiguration) async throws -> SQLiteMetadataStore {
-        let path = configuration.resolvedDatabasePath
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        return try await SQLiteMetadataStore(
-            configuration: .init(location: .file(URL(fileURLWithPath: path)), schema: ServerSchema.components))
+    /// Opens the blob store: the S3 bucket `blob-store` names (created when missing; credentials from
+    /// `blob-store-credentials-file` or the environment), else the blob directory.
+    ///
+    /// - Throws: `ConfigurationError` without credentials; ``StoreError`` `.unavailable` when the object store cannot
+    ///   be reached or refuses the credentials.
+    public static func openBlobStore(_ configuration: ServerConfiguration) async throws -> any BlobStore {
+        guard let location = configuration.blobStore else {
+            return try await FileSystemBlobStore(root: URL(fileURLWithPath: configuration.resolvedBlobDirectory))
+        }
+        let environment = ProcessInfo.processInfo.environment
+        guard
+            let credentials = configuration.blobStoreCredentials
+                ?? environment["AWS_ACCESS_KEY_ID"].flatMap({ key in
+                    environment["AWS_SECRET_ACCESS_KEY"].map {
+                        ObjectStoreCredentials(accessKeyID: key, secretAccessKey: $0)
+                    }
+                })
+        else {
+            throw ConfigurationError(issues: [
+                ConfigurationIssue(
+                    setting: "blob-store", source: location.bucket,
+                    message: "needs credentials: blob-store-credentials-file, or AWS_ACCESS_KEY_ID and "
+                        + "AWS_SECRET_ACCESS_KEY in the environment")
+            ])
+        }
+        var settings = S3BlobStore.Configuration(
+            endpoint: location.endpoint, bucket: location.bucket,
+            credentials: .init(accessKeyID: credentials.accessKeyID, secretAccessKey: credentials.secretAccessKey))
+        settings.region = location.region
+        // Uploads are spooled next to the data directory before they go to the bucket.
+        let spool = URL(fileURLWithPath: configuration.resolvedBlobDirectory).appendingPathComponent(".tmp")
+        try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+        settings.temporaryDirectory = spool
+        let store = S3BlobStore(settings)
+        try await store.createBucketIfMissing()
+        return store
+    }
+
+    /// Opens the metadata store `database` names (SQLite file or PostgreSQL) with the server's schema; with
+    /// `migrate` false a PostgreSQL database with pending migrations is refused (`earshot migrate` applies them).
+    public static func openMetadataStore(
+        _ configuration: ServerConfiguration, migrate: Bool = true
+    ) async throws -> any MetadataStore {
+        switch configuration.metadataBackend {
+        case .sqlite(let path):
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            return try await SQLiteMetadataStore(
+                configuration: .init(location: .file(URL(fileURLWithPath: path)), schema: ServerSchema.components))
+        case .postgresql(let url):
+            var settings = PostgresMetadataStore.Configuration(
+                url: url, password: configuration.databasePassword, schema: ServerSchema.components)
+            settings.migrate = migrate
+            // API threads and job workers each hold at most one connection at a time.
+            settings.maximumConnections = max(configuration.threads + configuration.workers + 6, 8)
+            return try await PostgresMetadataStore(configuration: settings)
+        }
     }
 }

@@ -141,7 +141,8 @@ struct Services: Sendable {
     var runner: JobRunner {
         JobRunner(
             queue: queue, registry: jobs, running: running, metrics: jobMetrics,
-            configuration: .init(pollInterval: configuration.taskPollInterval))
+            configuration: .init(
+                pollInterval: configuration.taskPollInterval, drainTimeout: configuration.workerDrainTimeout))
     }
 
     /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.

@@ -20,6 +20,16 @@ extension Keyring {
                     );
                     CREATE INDEX signing_keys_purpose ON signing_keys (purpose, created_at);
                     """,
+                postgresql: """
+                    CREATE TABLE signing_keys (
+                        kid        TEXT PRIMARY KEY,
+                        purpose    TEXT NOT NULL CHECK (purpose IN ('token', 'url')),
+                        secret     BYTEA NOT NULL,
+                        created_at BIGINT NOT NULL,
+                        retired_at BIGINT
+                    );
+                    CREATE INDEX signing_keys_purpose ON signing_keys (purpose, created_at);
+                    """,
                 legacy: .init(
                     version: 2, name: "partners_and_signing_keys",
                     checksum: "da179c562e0b46a355abd456e73df3fd82a19a05776308080ac35f8fd8bfc796"))

@@ -56,20 +56,77 @@ extension ServerConfiguration {
             config.dataDirectory = value
             return nil
         },
-        Setting(name: "database", valueName: "URL", help: "SQLite file (default <data-dir>/earshot.sqlite).") {
+        Setting(
+            name: "database", valueName: "URL",
+            help: "SQLite file (default <data-dir>/earshot.sqlite) or postgresql://user@host:port/db URL (scale-out)."
+        ) {
             config, value in
             if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
-                return "PostgreSQL is not available in this build yet; use a SQLite file path"
+                guard URL(string: value)?.host != nil else {
+                    return "'\(ConfigurationRedaction.url(value))' is not a PostgreSQL URL "
+                        + "(example: postgresql://earshot@db.internal:5432/earshot)"
+                }
+                config.database = value
+                return nil
             }
-            guard !value.isEmpty, value != "sqlite:" else { return "must name a SQLite file" }
+            guard !value.isEmpty, value != "sqlite:" else { return "must name a SQLite file or a PostgreSQL URL" }
             config.database = value
             return nil
         },
+        Setting(
+            name: "database-password-file", valueName: "FILE",
+            help: "File holding the PostgreSQL password (else the URL's, or PGPASSWORD)."
+        ) {
+            config, value in
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else {
+                return "cannot read \(value)"
+            }
+            let password = text.trimmingCharacters(in: .newlines)
+            guard !password.isEmpty else { return "\(value) is empty" }
+            config.databasePassword = password
+            return nil
+        },
+        Setting(
+            name: "role", valueName: "ROLE",
+            help: "all (API and jobs), api (API only) or worker (jobs, health and metrics only) (default all)."
+        ) {
+            config, value in
+            guard let role = ServerConfiguration.Role(rawValue: value) else {
+                return "'\(value)' is not one of all, api, worker"
+            }
+            config.role = role
+            return nil
+        },
+        durationSetting(
+            "worker-drain-timeout", "At shutdown, time running jobs get to finish before going back (default 0s).",
+            \.workerDrainTimeout),
         Setting(name: "blob-dir", valueName: "DIR", help: "Blob directory (default <data-dir>/blobs).") {
             config, value in
-            if value.hasPrefix("s3://") { return "S3 is not available in this build yet; use a directory" }
+            if value.hasPrefix("s3://") { return "an S3 bucket goes in blob-store, not blob-dir" }
             guard !value.isEmpty else { return "must not be empty" }
             config.blobDirectory = value
+            return nil
+        },
+        Setting(
+            name: "blob-store", valueName: "URL",
+            help: "S3 bucket for audio: s3://host[:port]/bucket, or s3+http://… without TLS (default: blob-dir)."
+        ) {
+            config, value in
+            let (location, problem) = ObjectStoreLocation.parse(value)
+            config.blobStore = location
+            return problem
+        },
+        Setting(
+            name: "blob-store-credentials-file", valueName: "FILE",
+            help: "File with the S3 access key id, then the secret, one per line (else AWS_ACCESS_KEY_ID/…)."
+        ) {
+            config, value in
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else { return "cannot read \(value)" }
+            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard lines.count == 2, !lines[0].isEmpty, !lines[1].isEmpty else {
+                return "\(value) must hold two lines: the access key id, then the secret"
+            }
+            config.blobStoreCredentials = ObjectStoreCredentials(accessKeyID: lines[0], secretAccessKey: lines[1])
             return nil
         },
         countSetting("threads", "HTTP worker threads (default 4).", 1...256, noun: "thread count", \.threads),

@@ -1,5 +1,5 @@
 public import EarshotCore
-import Foundation
+public import Foundation
 
 /// Everything `earshot serve` can be told, with embedded defaults (SQLite file + `./data` blobs on 127.0.0.1:8080).
 ///
@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var database: String?
     /// Blob store location: a directory. Nil means `<data-dir>/blobs`.
     public var blobDirectory: String?
+    /// The S3 bucket audio lives in instead of the blob directory (`blob-store`); nil for the directory.
+    public var blobStore: ObjectStoreLocation?
+    /// The S3 access key id and secret from `blob-store-credentials-file`; nil: `AWS_ACCESS_KEY_ID` and
+    /// `AWS_SECRET_ACCESS_KEY` from the environment.
+    public var blobStoreCredentials: ObjectStoreCredentials?
     /// HTTP worker threads.
     public var threads = 4
     /// An idle connection is closed after this long.
@@ -110,8 +115,51 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var summaryMethod = "auto"
     /// Accounts: codes, sessions, password hashing, delivery channels, rate limits (`ServerConfiguration+Accounts`).
     public var accounts = AccountSettings()
+    /// The PostgreSQL password, read from `database-password-file` (never printed).
+    public var databasePassword: String?
+    /// What this process does: serve the API, run jobs, or both.
+    public var role: Role = .all
+    /// At shutdown, how long running jobs may go on before they are handed back to the queue.
+    public var workerDrainTimeout: Duration = .zero
+
+    /// What one Earshot process does (`role`).
+    public enum Role: String, Sendable, CaseIterable {
+        /// The API and the job runner (the embedded default).
+        case all
+        /// The API and maintenance; jobs run on worker processes.
+        case api
+        /// The job runner, with `/healthz`, `/readyz` and `/metrics` only; speech models load on the first job.
+        case worker
+
+        /// Whether this process serves the platform API.
+        public var servesAPI: Bool { self != .worker }
+        /// Whether this process runs jobs.
+        public var runsJobs: Bool { self != .api }
+    }
+
+    /// The metadata backend `database` names.
+    public enum MetadataBackend: Sendable, Equatable {
+        case sqlite(path: String)
+        case postgresql(url: String)
+    }
 
     public init() {}
+
+    /// The metadata backend: a PostgreSQL URL, else the SQLite file.
+    public var metadataBackend: MetadataBackend {
+        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            return .postgresql(url: database)
+        }
+        return .sqlite(path: resolvedDatabasePath)
+    }
+
+    /// Where the metadata lives, for logs (a URL without its password).
+    public var databaseDescription: String {
+        switch metadataBackend {
+        case .sqlite(let path): path
+        case .postgresql(let url): ConfigurationRedaction.url(url)
+        }
+    }
 
     /// The SQLite file the metadata store uses.
     public var resolvedDatabasePath: String {
@@ -119,8 +167,92 @@ public struct ServerConfiguration: Sendable, Equatable {
         return database.hasPrefix("sqlite:") ? String(database.dropFirst("sqlite:".count)) : database
     }
 
+    /// Where blobs are, for logs.
+    public var blobsDescription: String {
+        blobStore.map { "\($0.endpoint.absoluteString)/\($0.bucket)" } ?? resolvedBlobDirectory
+    }
+
     /// The directory the blob store uses.
     public var resolvedBlobDirectory: String {
         blobDirectory ?? (dataDirectory as NSString).appendingPathComponent("blobs")
+    }
+}
+
+/// Hides credentials of URLs in messages and logs.
+enum ConfigurationRedaction {
+    /// `scheme://user:secret@host…` → `scheme://user:***@host…`.
+    static func url(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
+        let userInfo = url[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+}
+
+/// An S3 bucket (`blob-store`): `s3://host[:port]/bucket` (HTTPS) or `s3+http://host:port/bucket`, with an optional
+/// `?region=` (default us-east-1). Requests are path-style.
+public struct ObjectStoreLocation: Sendable, Hashable {
+    /// `https://host[:port]` or `http://host:port`.
+    public var endpoint: URL
+    public var bucket: String
+    public var region: String
+
+    public init(endpoint: URL, bucket: String, region: String = "us-east-1") {
+        self.endpoint = endpoint
+        self.bucket = bucket
+        self.region = region
+    }
+
+    /// Parses a `blob-store` value; nil, with the reason, when it is not one.
+    public static func parse(_ text: String) -> (ObjectStoreLocation?, String?) {
+        let scheme: String
+        let rest: Substring
+        if text.hasPrefix("s3://") {
+            scheme = "https"
+            rest = text.dropFirst("s3://".count)
+        } else if text.hasPrefix("s3+http://") {
+            scheme = "http"
+            rest = text.dropFirst("s3+http://".count)
+        } else {
+            return (nil, "'\(text)' is not s3://host[:port]/bucket or s3+http://host:port/bucket")
+        }
+        let (path, query) = rest.firstIndex(of: "?").map { (rest[..<$0], rest[rest.index(after: $0)...]) } ?? (rest, "")
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 2, !parts[0].contains("@"), let endpoint = URL(string: "\(scheme)://\(parts[0])"),
+            endpoint.host != nil
+        else {
+            return (
+                nil, "'\(text)' must name a host and one bucket (s3://host[:port]/bucket); keep credentials out of it"
+            )
+        }
+        let bucket = String(parts[1])
+        guard (3...63).contains(bucket.count),
+            bucket.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0)
+                    || (0x61...0x7A).contains($0)
+            })
+        else { return (nil, "bucket '\(bucket)' must be 3-63 characters of a-z, 0-9, '.' and '-'") }
+        var location = ObjectStoreLocation(endpoint: endpoint, bucket: bucket)
+        for pair in query.split(separator: "&") {
+            let item = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard item.count == 2, item[0] == "region", !item[1].isEmpty else {
+                return (nil, "unknown parameter '\(pair)' in '\(text)' (only region=…)")
+            }
+            location.region = item[1]
+        }
+        return (location, nil)
+    }
+}
+
+/// An S3 access key id and its secret.
+public struct ObjectStoreCredentials: Sendable, Hashable {
+    public var accessKeyID: String
+    public var secretAccessKey: String
+
+    public init(accessKeyID: String, secretAccessKey: String) {
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
     }
 }

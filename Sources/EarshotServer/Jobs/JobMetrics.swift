@@ -23,6 +23,7 @@ final class JobMetrics: Sendable {
         var depth: [Job.State: Int] = [:]
         var finished: [Job.State: UInt64] = [:]
         var failedAttempts: UInt64 = 0
+        var fencedWrites: UInt64 = 0
         var run = Histogram()
         var total = Histogram()
     }
@@ -51,6 +52,9 @@ final class JobMetrics: Sendable {
 
     /// Records a failed attempt (retried or final).
     func attemptFailed(kind: String) { state.withLock { $0.kinds[kind, default: Kind()].failedAttempts += 1 } }
+
+    /// Records a result or failure refused because the attempt's lease had been taken over (fencing).
+    func fenced(kind: String) { state.withLock { $0.kinds[kind, default: Kind()].fencedWrites += 1 } }
 
     /// Records a job that reached a final state.
     func finished(_ job: Job) {
@@ -97,6 +101,12 @@ final class JobMetrics: Sendable {
         out += "# TYPE earshot_job_failed_attempts_total counter\n"
         for kind in kinds {
             out += "earshot_job_failed_attempts_total{kind=\"\(kind)\"} \(snapshot.kinds[kind]!.failedAttempts)\n"
+        }
+        out += "# HELP earshot_job_fenced_writes_total Results and failures refused because the attempt had lost its "
+        out += "lease to another worker (fencing token), by kind.\n"
+        out += "# TYPE earshot_job_fenced_writes_total counter\n"
+        for kind in kinds {
+            out += "earshot_job_fenced_writes_total{kind=\"\(kind)\"} \(snapshot.kinds[kind]!.fencedWrites)\n"
         }
         out += histograms(
             "earshot_job_run_seconds", "Run time of successful attempts (claim to result), by kind.",

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotStore
 import Foundation
+import Synchronization
 
 /// Runs every background job kind of this process over the durable ``JobQueue``: one loop, many kinds.
 ///
@@ -10,14 +11,20 @@ import Foundation
 /// whose worker was presumed dead and re-queued finishes exactly once. A job revoked or deleted in this process
 /// stops within ~100 ms (``RunningJobs``); one revoked or deleted elsewhere, or whose lease was lost, stops at the
 /// next heartbeat. A failed attempt is retried with the kind's backoff or failed, as the kind decides. At
-/// shutdown (cancellation) running jobs are handed back to the queue without counting the attempt.
+/// shutdown (cancellation) workers stop claiming; running jobs get ``Configuration/drainTimeout`` to finish, then
+/// are handed back to the queue without counting the attempt. Every transition names the claim's fencing token, so
+/// a worker whose lease was taken over (paused, cut off) has its late result refused and counted
+/// (`earshot_job_fenced_writes_total`).
 ///
 /// One reaper re-queues expired leases of every kind and refreshes the per-kind queue gauges. Idle workers
-/// sleep until a job of their kind is added in this process (``JobSignal``) or the poll interval passes.
+/// sleep until a job of their kind is added (in this process, or in any process through the store's notifications:
+/// PostgreSQL's `LISTEN`) or the poll interval passes.
 struct JobRunner: Sendable {
     struct Configuration: Sendable {
         /// How often idle workers look for due jobs added elsewhere (or whose retry delay ran out).
         var pollInterval: Duration = .milliseconds(250)
+        /// At shutdown, how long running jobs may go on before they are handed back to the queue (zero: at once).
+        var drainTimeout: Duration = .zero
     }
 
     let queue: JobQueue
@@ -33,6 +40,7 @@ struct JobRunner: Sendable {
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await reap() }
+            group.addTask { await queue.forwardNotifications() }
             for kind in registry.kinds {
                 for index in 0..<max(kind.policy.concurrency, 0) {
                     group.addTask { await work(kind, owner: "\(processID)-\(kind.name)-\(index)") }
@@ -115,6 +123,8 @@ struct JobRunner: Sendable {
     private enum Stopped: Error {
         /// The job was revoked or deleted, or the lease was lost: someone else owns the outcome now.
         case lostLease
+        /// The process is shutting down and the drain time is over: hand the job back.
+        case shutdown
     }
 
     private func process(_ job: Job, kind: any JobKind, owner: String, progress: JobProgress = JobProgress()) async {
@@ -123,36 +133,55 @@ struct JobRunner: Sendable {
         let context = JobContext(logger: Logger(label: kind.name), progress: progress)
         logger.info("job started", metadata: ["attempt": "\(job.attempts)", "owner": owner])
         let started = ContinuousClock.now
+        let token = job.leaseToken
+        let drain = Drain()
         do {
-            let result = try await withThrowingTaskGroup(of: String?.self) { group in
-                group.addTask { try await kind.run(job, context: context) }
-                group.addTask {
-                    try await watch(job, kind: kind, owner: owner, stop: stop, progress: context.progress)
-                    return nil
+            // The attempt runs in a task of its own so that shutdown (cancellation of this one) lets it drain: the
+            // watchdog stops it once the drain time is over.
+            let attempt = Task {
+                try await withThrowingTaskGroup(of: String?.self) { group in
+                    group.addTask { try await kind.run(job, context: context) }
+                    group.addTask {
+                        try await watch(
+                            job, kind: kind, owner: owner, stop: stop, progress: context.progress, drain: drain)
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    while let result = try await group.next() {
+                        if let result { return result }
+                    }
+                    throw CancellationError()
                 }
-                defer { group.cancelAll() }
-                while let result = try await group.next() {
-                    if let result { return result }
-                }
-                throw CancellationError()
             }
-            if let finished = try await queue.complete(job.id, owner: owner, result: result) {
+            let timeout = configuration.drainTimeout
+            let result = try await withTaskCancellationHandler {
+                try await attempt.value
+            } onCancel: {
+                drain.begin(timeout: timeout)
+                if timeout == .zero { attempt.cancel() }
+            }
+            // Written even while shutting down (the drained job finished): outside this task's cancellation.
+            let finished = try await Task.detached { try await queue.complete(job.id, owner: owner, token: token, result: result) }.value
+            if let finished {
                 metrics.ran(ContinuousClock.now - started, kind: kind.name)
                 metrics.finished(finished)
                 logger.info("job succeeded", metadata: ["elapsed": "\(ContinuousClock.now - started)"])
             } else {
-                logger.notice("job finished elsewhere; result dropped")
+                metrics.fenced(kind: kind.name)
+                logger.notice("job finished elsewhere; result refused (lease taken over)")
             }
         } catch Stopped.lostLease {
             logger.notice("job stopped: revoked, deleted or lease lost")
-        } catch is CancellationError where Task.isCancelled {
+        } catch where Task.isCancelled && (error is CancellationError || error as? Stopped == .shutdown) {
             // Shutting down: hand the job back untouched. The write must run although this task is cancelled.
-            await Task.detached { try? await queue.release(job.id, owner: owner) }.value
+            await Task.detached { try? await queue.release(job.id, owner: owner, token: token) }.value
             logger.notice("job returned to the queue at shutdown")
         } catch {
             let failure = (error as? JobFailure)?.failure ?? kind.failure(for: error, job: job)
-            let after = try? await queue.fail(job.id, owner: owner, failure)
+            let after = try? await Task.detached { try await queue.fail(job.id, owner: owner, token: token, failure) }
+                .value
             metrics.attemptFailed(kind: kind.name)
+            if after == nil { metrics.fenced(kind: kind.name) }
             if let after, after.state.isFinal { metrics.finished(after) }
             logger.warning(
                 "job attempt failed",
@@ -165,7 +194,7 @@ struct JobRunner: Sendable {
     /// Heartbeats every third of the lease and whenever progress changed (at most every 500 ms), and stops the job
     /// within ~100 ms of a stop in this process or at the first heartbeat that finds the lease gone.
     private func watch(
-        _ job: Job, kind: any JobKind, owner: String, stop: RunningJobs.Stop, progress: JobProgress
+        _ job: Job, kind: any JobKind, owner: String, stop: RunningJobs.Stop, progress: JobProgress, drain: Drain
     ) async throws {
         let lease = kind.policy.lease
         let beat = lease / 3
@@ -173,13 +202,25 @@ struct JobRunner: Sendable {
         while true {
             try await Task.sleep(for: .milliseconds(100))
             if stop.isSet { throw Stopped.lostLease }
+            if drain.isOver { throw Stopped.shutdown }
             let now = ContinuousClock.now
             guard now - last >= beat || (progress.isDirty && now - last >= .milliseconds(500)) else { continue }
             let snapshot = progress.take()
             last = now
             let held = try await queue.heartbeat(
-                job.id, owner: owner, lease: lease, progress: snapshot.fraction, stage: snapshot.stage)
+                job.id, owner: owner, token: job.leaseToken, lease: lease, progress: snapshot.fraction, stage: snapshot.stage)
             if !held { throw Stopped.lostLease }
         }
     }
+}
+
+/// When a draining attempt must stop: set once, at shutdown.
+final class Drain: Sendable {
+    private let deadline = Mutex<ContinuousClock.Instant?>(nil)
+
+    func begin(timeout: Duration) {
+        deadline.withLock { $0 = $0 ?? ContinuousClock.now + timeout }
+    }
+
+    var isOver: Bool { deadline.withLock { $0.map { ContinuousClock.now >= $0 } ?? false } }
 }

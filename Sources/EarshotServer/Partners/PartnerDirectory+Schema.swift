@@ -18,6 +18,15 @@ extension PartnerDirectory {
                         created_at  INTEGER NOT NULL
                     );
                     """,
+                postgresql: """
+                    CREATE TABLE partners (
+                        id          TEXT PRIMARY KEY,
+                        name        TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL,
+                        status      TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
+                        created_at  BIGINT NOT NULL
+                    );
+                    """,
                 legacy: .init(
                     version: 2, name: "partners_and_signing_keys",
                     checksum: "da179c562e0b46a355abd456e73df3fd82a19a05776308080ac35f8fd8bfc796"))

@@ -25,12 +25,18 @@ struct RecordRow: Sendable, Decodable {
     let createdAt: Int64
     let updatedAt: Int64
 
-    /// Every column but the envelope and the large JSON documents (for lists and search hits).
-    static let listColumns =
-        "id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, language, source, "
-        + "transcript IS NOT NULL AS has_transcript, summary IS NOT NULL AS has_summary, "
-        + "(SELECT COALESCE(json_group_object(key, 0), '{}') FROM json_each(records.translations)) AS translations, "
-        + "'{}' AS speaker_names, created_at, updated_at"
+    /// Every column but the envelope and the large JSON documents (for lists and search hits), in `dialect`: the
+    /// translations' languages only (`{"fr":0}`), built with SQLite's or PostgreSQL's JSON functions.
+    static func listColumns(_ dialect: SQLDialect) -> String {
+        let languages =
+            dialect == .postgresql
+            ? "(SELECT COALESCE(json_object_agg(key, 0), '{}')::text FROM json_each(records.translations::json))"
+            : "(SELECT COALESCE(json_group_object(key, 0), '{}') FROM json_each(records.translations))"
+        return "id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, language, source, "
+            + "CASE WHEN transcript IS NULL THEN 0 ELSE 1 END AS has_transcript, "
+            + "CASE WHEN summary IS NULL THEN 0 ELSE 1 END AS has_summary, \(languages) AS translations, "
+            + "'{}' AS speaker_names, created_at, updated_at"
+    }
     static let columns =
         "id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, language, source, envelope, "
         + "transcript, speaker_names, summary, translations, created_at, updated_at"

@@ -16,6 +16,13 @@ import Foundation
 /// record, records holding all terms in one row first. Ranking is exact when the query matches at most
 /// ``candidateRows`` rows; beyond that the most recent matches are ranked. See docs/records.md.
 ///
+/// On PostgreSQL (no FTS5) the rows live in one table, `record_search`, with the text lower-cased in `folded` under a
+/// `pg_trgm` GIN index: each term is a `folded LIKE '%term%'`, which the trigram index answers for terms of three or
+/// more characters in any script (CJK included, in a UTF-8 database with a non-C `LC_CTYPE`); one- and
+/// two-character terms are checked by the same `LIKE` over the tenant's rows. Matching is the same (every term a
+/// case-insensitive substring of the record); rows are ranked by how many terms they hold, then by shortness, instead
+/// of bm25. See docs/scale-out.md.
+///
 /// Public so `Benchmarks/records` measures this exact query path; everything runs inside a caller-provided
 /// ``SQLDatabase`` transaction.
 public struct RecordSearch: Sendable {
@@ -69,6 +76,14 @@ public struct RecordSearch: Sendable {
         for sentence in sentences where !sentence.text.isEmpty {
             rows.append((sentence.text, "transcript", .integer(Int64(sentence.startMs))))
         }
+        if db.dialect == .postgresql {
+            for (body, field, startMs) in rows {
+                try db.execute(
+                    "INSERT INTO record_search (record_id, field, start_ms, body, folded) VALUES (?, ?, ?, ?, ?)",
+                    [.text(recordID), .text(field), startMs, .text(body), .text(body.lowercased())])
+            }
+            return
+        }
         for (body, field, startMs) in rows {
             guard
                 let rowid = try db.scalar(
@@ -85,6 +100,10 @@ public struct RecordSearch: Sendable {
 
     /// Removes every row of `recordID`.
     public static func remove(_ db: any SQLDatabase, recordID: String) throws {
+        if db.dialect == .postgresql {
+            try db.execute("DELETE FROM record_search WHERE record_id = ?", recordID)
+            return
+        }
         for table in ["record_search", "record_search_chars"] {
             try db.execute(
                 "DELETE FROM \(table) WHERE rowid IN (SELECT search_rowid FROM record_search_rows WHERE record_id = ?)",
@@ -170,14 +189,35 @@ public struct RecordSearch: Sendable {
         // CROSS JOIN keeps the FTS table as the outer loop (rowid order, stopping at the limit); the planner would
         // otherwise drive the character table's join from `records`.
         let scoped = "AND r.partner_id = ? AND (? IS NULL OR r.user_id = ?)"
-        if !long.isEmpty {
+        let postgres = db.dialect == .postgresql
+        if postgres {
+            // Every term as a substring of the lower-cased text (the trigram index serves terms of 3+ characters).
+            // A short term written with spaces (Latin) matches a whole word, as SQLite's unicode61 tokens do.
+            let words = Set(short.filter { !$0.unicodeScalars.allSatisfy(isSpacedOut) })
+            let conditions = terms.map { words.contains($0) ? "s.folded ~ ?" : "s.folded LIKE ? ESCAPE '!'" }
+            try db.forEachRow(
+                "SELECT s.search_rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, 0.0 AS score "
+                    + "FROM record_search s JOIN records r ON r.id = s.record_id "
+                    + "WHERE (\(conditions.joined(separator: " OR "))) \(scoped) "
+                    + "ORDER BY s.search_rowid DESC LIMIT ?",
+                terms.map { words.contains($0) ? .text(wordPattern($0)) : .text("%" + likePattern($0) + "%") }
+                    + [
+                        .text(scope.partnerID), scope.userID.sqlValue, scope.userID.sqlValue,
+                        .integer(Int64(candidateRows)),
+                    ]
+            ) { sqlRow in
+                let row = try Row(sqlRow, rankedAmong: terms)
+                byRowid[row.rowid] = row
+            }
+        }
+        if !long.isEmpty && !postgres {
             try collect(
                 "SELECT s.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, bm25(record_search) AS score "
                     + "FROM record_search s CROSS JOIN records r ON r.id = s.record_id "
                     + "WHERE record_search MATCH ? \(scoped) ORDER BY s.rowid DESC LIMIT ?",
                 long.map(phrase).joined(separator: " OR "))
         }
-        if !short.isEmpty {
+        if !short.isEmpty && !postgres {
             try collect(
                 "SELECT c.rowid AS rowid, s.record_id, s.field, s.start_ms, s.body, "
                     + "bm25(record_search_chars) AS score FROM record_search_chars c "
@@ -207,9 +247,12 @@ public struct RecordSearch: Sendable {
                 guard complete <= offset + limit else { break }
                 let ids = Array(partial[batch..<min(batch + coverageBatch, partial.endIndex)])
                 try db.forEachRow(
-                    "SELECT rowid, record_id, field, start_ms, body, 0.0 AS score FROM record_search WHERE rowid IN "
-                        + "(SELECT search_rowid FROM record_search_rows WHERE record_id IN "
-                        + "(SELECT value FROM json_each(?)))",
+                    postgres
+                        ? "SELECT search_rowid AS rowid, record_id, field, start_ms, body, 0.0 AS score "
+                            + "FROM record_search WHERE record_id IN (SELECT json_array_elements_text(?::json))"
+                        : "SELECT rowid, record_id, field, start_ms, body, 0.0 AS score FROM record_search "
+                            + "WHERE rowid IN (SELECT search_rowid FROM record_search_rows WHERE record_id IN "
+                            + "(SELECT value FROM json_each(?)))",
                     [.text("[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]")]
                 ) { sqlRow in
                     let row = try Row(sqlRow)
@@ -243,7 +286,7 @@ public struct RecordSearch: Sendable {
         let field: String
         let startMs: Int?
         let body: String
-        let score: Double
+        var score: Double
 
         init(_ row: SQLRow) throws {
             rowid = try row.decode("rowid")
@@ -254,6 +297,14 @@ public struct RecordSearch: Sendable {
             score = try row.decode("score")
         }
 
+        /// A row of the PostgreSQL search, scored like bm25's sign (lower is better): more of `terms`, then
+        /// shorter text, first.
+        init(_ row: SQLRow, rankedAmong terms: [String]) throws {
+            try self.init(row)
+            let held = Double(self.terms(among: terms).count)
+            score = -(held + 1 / Double(max(body.unicodeScalars.count, 1) + 1))
+        }
+
         /// The (lower-cased) terms this row contains, compared as the trigram tokenizer folds case.
         /// Compares UTF-8 bytes: a byte-wise search is ~10× faster here than `String.contains`, which walks
         /// grapheme clusters (measured on 100,000 records: 500 rows took ~50 ms that way).
@@ -261,6 +312,26 @@ public struct RecordSearch: Sendable {
             let folded = Array(body.lowercased().utf8)
             return terms.filter { RecordSearch.contains(folded, Array($0.utf8)) }
         }
+    }
+
+    /// A POSIX regular expression matching `term` as a whole word (between non-alphanumeric characters).
+    static func wordPattern(_ term: String) -> String {
+        var escaped = ""
+        for character in term {
+            if "\\^$.|?*+()[]{}".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return "(^|[^[:alnum:]])" + escaped + "([^[:alnum:]]|$)"
+    }
+
+    /// `term` with LIKE's wildcards escaped (escape character `!`).
+    static func likePattern(_ term: String) -> String {
+        var out = ""
+        for character in term {
+            if character == "%" || character == "_" || character == "!" { out.append("!") }
+            out.append(character)
+        }
+        return out
     }
 
     /// Whether `needle` occurs in `haystack` (naive search: rows are a sentence long).

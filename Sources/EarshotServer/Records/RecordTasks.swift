@@ -293,7 +293,9 @@ struct RecordTasks: Sendable {
         let newer =
             try db.query(
                 "SELECT COUNT(*) FROM record_tasks t JOIN jobs j ON j.id = t.job_id WHERE t.record_id = ? "
-                    + "AND t.task_type = ? AND t.target_language IS ? AND j.state = 'succeeded' AND j.id <> ? "
+                    + "AND t.task_type = ? AND t.target_language "
+                    + (db.dialect == .postgresql ? "IS NOT DISTINCT FROM ? " : "IS ? ")
+                    + "AND j.state = 'succeeded' AND j.id <> ? "
                     + "AND (t.created_at > ? OR (t.created_at = ? AND t.job_id > ?))",
                 [
                     .text(recordID), .integer(Int64(taskType)), target.sqlValue, .text(job.id), .integer(createdAt),
@@ -338,8 +340,12 @@ struct RecordTasks: Sendable {
     private static func setTranslation(
         _ db: any SQLDatabase, recordID: String, _ translation: NoteTranslation, at: Int64
     ) throws {
+        let set =
+            db.dialect == .postgresql
+            ? "(jsonb_set(translations::jsonb, ARRAY[?::text], ?::jsonb))::text"
+            : "json_set(translations, '$.' || ?, json(?))"
         try db.execute(
-            "UPDATE records SET translations = json_set(translations, '$.' || ?, json(?)), updated_at = ? WHERE id = ?",
+            "UPDATE records SET translations = \(set), updated_at = ? WHERE id = ?",
             translation.targetLanguage, try RecordsService.json(translation), at, recordID)
     }
 }

@@ -65,7 +65,56 @@ extension RecordsService {
                             record_id    TEXT NOT NULL
                         );
                         CREATE INDEX record_search_rows_record ON record_search_rows (record_id);
-                        """
+                        """,
+                    .postgresql: """
+                        -- See the SQLite script. PostgreSQL has no FTS5: search rows live in record_search with the
+                        -- text lower-cased in `folded`, under a pg_trgm GIN index that answers `folded LIKE '%term%'`
+                        -- for terms of three or more characters in any script (the database must be UTF-8 with a non-C
+                        -- LC_CTYPE, e.g. C.UTF-8, so that CJK characters form trigrams); shorter terms are checked by
+                        -- the same LIKE on the tenant's rows (docs/records.md, docs/scale-out.md).
+                        CREATE EXTENSION IF NOT EXISTS pg_trgm;
+                        CREATE TABLE records (
+                            id            TEXT PRIMARY KEY,
+                            partner_id    TEXT NOT NULL REFERENCES partners (id),
+                            user_id       TEXT,
+                            file_id       TEXT NOT NULL UNIQUE,
+                            title         TEXT NOT NULL,
+                            tags          TEXT NOT NULL DEFAULT '[]',
+                            record_time   BIGINT NOT NULL,
+                            duration_ms   BIGINT NOT NULL,
+                            language      TEXT,
+                            source        TEXT NOT NULL,
+                            envelope      BYTEA,
+                            transcript    TEXT,
+                            speaker_names TEXT NOT NULL DEFAULT '{}',
+                            summary       TEXT,
+                            translations  TEXT NOT NULL DEFAULT '{}',
+                            created_at    BIGINT NOT NULL,
+                            updated_at    BIGINT NOT NULL
+                        );
+                        CREATE INDEX records_partner_time ON records (partner_id, record_time DESC, id DESC);
+                        CREATE INDEX records_user_time ON records (partner_id, user_id, record_time DESC, id DESC);
+                        CREATE TABLE record_tasks (
+                            job_id          TEXT PRIMARY KEY,
+                            record_id       TEXT NOT NULL,
+                            task_type       INTEGER NOT NULL CHECK (task_type IN (0, 1, 2)),
+                            target_language TEXT,
+                            source          TEXT,
+                            model           TEXT,
+                            created_at      BIGINT NOT NULL
+                        );
+                        CREATE INDEX record_tasks_record ON record_tasks (record_id, created_at);
+                        CREATE TABLE record_search (
+                            search_rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                            record_id    TEXT NOT NULL,
+                            field        TEXT NOT NULL,
+                            start_ms     BIGINT,
+                            body         TEXT NOT NULL,
+                            folded       TEXT NOT NULL
+                        );
+                        CREATE INDEX record_search_record ON record_search (record_id);
+                        CREATE INDEX record_search_folded ON record_search USING gin (folded gin_trgm_ops);
+                        """,
                 ],
                 legacy: .init(
                     version: 7, name: "records",

@@ -114,19 +114,18 @@ struct RecordsService: Sendable {
 
     /// Decodes the file once: its amplitude envelope (quantised) and duration.
     private func measure(blobKey: String, _ fileID: String) async throws -> ([UInt8], Int) {
-        guard let path = try await blobs.localFile(for: try BlobKey(blobKey)) else {
-            throw PlatformError.conflict("file \(fileID) is not stored on a local file system")
-        }
         do {
-            let decoder = try await AudioDecoder.open(
-                contentsOf: path, configuration: .init(allowTruncated: true))
-            var builder = EnvelopeBuilder()
-            var samples = 0
-            for try await chunk in decoder.chunks() {
-                builder.append(chunk)
-                samples += chunk.count
+            return try await blobs.withLocalFile(for: try BlobKey(blobKey)) { path in
+                let decoder = try await AudioDecoder.open(
+                    contentsOf: path, configuration: .init(allowTruncated: true))
+                var builder = EnvelopeBuilder()
+                var samples = 0
+                for try await chunk in decoder.chunks() {
+                    builder.append(chunk)
+                    samples += chunk.count
+                }
+                return (builder.finish().encoded(), samples * 1000 / AudioDecoder.sampleRate)
             }
-            return (builder.finish().encoded(), samples * 1000 / AudioDecoder.sampleRate)
         } catch let error as AudioError {
             throw PlatformError.invalidArgument(
                 "file \(fileID) is not audio Earshot can decode (\(error.code)); upload WAV, MP3, M4A/AAC, FLAC, "
@@ -169,10 +168,14 @@ struct RecordsService: Sendable {
         let after = cursorPosition
         let rows = try await metadata.read { db in
             try db.query(
-                "SELECT \(RecordRow.listColumns) FROM records WHERE partner_id = ? AND (? IS NULL OR user_id = ?) "
-                    + "AND (? IS NULL OR EXISTS (SELECT 1 FROM json_each(records.tags) WHERE value = ?)) "
+                "SELECT \(RecordRow.listColumns(db.dialect)) FROM records WHERE partner_id = ? "
+                    + "AND (? IS NULL OR user_id = ?) AND (? IS NULL OR EXISTS (SELECT 1 FROM "
+                    + (db.dialect == .postgresql
+                        ? "json_array_elements_text(records.tags::json) AS tag(value)" : "json_each(records.tags)")
+                    + " WHERE value = ?)) "
                     + "AND (? IS NULL OR record_time >= ?) AND (? IS NULL OR record_time <= ?) "
-                    + "AND (? IS NULL OR source = ?) AND (? IS NULL OR (transcript IS NOT NULL) = ?) "
+                    + "AND (? IS NULL OR source = ?) "
+                    + "AND (? IS NULL OR (CASE WHEN transcript IS NULL THEN 0 ELSE 1 END) = ?) "
                     + "AND (? IS NULL OR record_time < ? OR (record_time = ? AND id < ?)) "
                     + "ORDER BY record_time DESC, id DESC LIMIT ?",
                 [
@@ -211,7 +214,7 @@ struct RecordsService: Sendable {
             var rows: [String: RecordListRow] = [:]
             for hit in hits {
                 if let row = try db.queryFirst(
-                    "SELECT \(RecordRow.listColumns) FROM records WHERE id = ?", hit.recordID)
+                    "SELECT \(RecordRow.listColumns(db.dialect)) FROM records WHERE id = ?", hit.recordID)
                 {
                     rows[hit.recordID] = try row.decode(RecordListRow.self)
                 }
@@ -275,18 +278,38 @@ struct RecordsService: Sendable {
 
     // MARK: Audio and exports
 
+    /// `307 Temporary Redirect` to a presigned URL of `key` that expires in 10 minutes (blobs in an object store are
+    /// read from it directly; the redirect keeps the method, and Range requests work there too).
+    static func redirect(
+        to blobs: any BlobStore, _ key: BlobKey, contentType: String, disposition: String
+    ) async throws -> Response {
+        guard
+            let url = try await blobs.presignedReadURL(
+                for: key, expires: .seconds(600), contentType: contentType, contentDisposition: disposition)
+        else {
+            throw PlatformError.notFound("blob \(key) is not stored on this server")
+        }
+        return Response(status: 307, headers: ["Location": url.absoluteString, "Cache-Control": "no-store"])
+    }
+
     func audio(for caller: Principal, id: String) async throws -> Response {
         let row = try await record(for: caller, id: id)
         guard
             let file = try await metadata.read({ db in
                 try db.queryFirst("SELECT blob_key, filetype FROM files WHERE id = ?", row.fileID)
-            }),
-            let path = try await blobs.localFile(for: try BlobKey(try file.decode("blob_key", as: String.self)))
+            })
         else { throw PlatformError.notFound("the audio of record \(id) is not stored on this server") }
+        let key = try BlobKey(try file.decode("blob_key", as: String.self))
         let filetype = try file.decode("filetype", as: String.self)
+        let disposition = "inline; filename=\"\(id).\(filetype)\""
+        guard let path = try await blobs.localFile(for: key) else {
+            // An object store: the client reads the audio from it with a short-lived presigned URL.
+            return try await Self.redirect(
+                to: blobs, key, contentType: FileTypes.contentType(for: filetype), disposition: disposition)
+        }
         return try Response.file(
             path: path.path, contentType: FileTypes.contentType(for: filetype),
-            headers: ["Content-Disposition": "inline; filename=\"\(id).\(filetype)\""])
+            headers: ["Content-Disposition": disposition])
     }
 
     func export(for caller: Principal, id: String, format rawFormat: String?) async throws -> Response {

@@ -30,19 +30,19 @@ struct TranscriptionJob: JobKind {
             (try UploadService.file(db, id: payload.fileID), try Library.record(ofJob: job.id, db)?.id)
         }
         guard let file else { throw JobFailure.permanent("file \(payload.fileID) no longer exists") }
-        guard let path = try await blobs.localFile(for: try BlobKey(file.blobKey)) else {
-            throw JobFailure.permanent("file \(payload.fileID) is not stored on a local file system")
-        }
         let (engine, tuned, _) = try await engines.engine(for: payload.model)
-        // The production file pipeline, by the file's stored type (blobs have no extension).
-        let audio: FileTranscriber.PreparedAudio
-        do {
-            audio = try await engines.prepareAudio(path, type: file.filetype, displayName: file.displayName)
-        } catch let error as AudioError where error.code != .io {
-            // Bad audio fails at once, in the user's terms: their file's name, never the server's path.
-            throw JobFailure.permanent(
-                "the audio could not be decoded (\(error.code)): "
-                    + error.message.replacingOccurrences(of: path.path, with: file.displayName))
+        // The production file pipeline, by the file's stored type (blobs have no extension), from the blob's file (a
+        // temporary copy when the blob store is S3).
+        let audio: FileTranscriber.PreparedAudio = try await blobs.withLocalFile(for: try BlobKey(file.blobKey)) {
+            path in
+            do {
+                return try await engines.prepareAudio(path, type: file.filetype, displayName: file.displayName)
+            } catch let error as AudioError where error.code != .io {
+                // Bad audio fails at once, in the user's terms: their file's name, never the server's path.
+                throw JobFailure.permanent(
+                    "the audio could not be decoded (\(error.code)): "
+                        + error.message.replacingOccurrences(of: path.path, with: file.displayName))
+            }
         }
         if let recordID {
             let samples = audio.samples

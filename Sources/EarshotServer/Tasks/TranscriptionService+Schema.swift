@@ -22,6 +22,15 @@ extension TranscriptionService {
                         PRIMARY KEY (job_id, label)
                     );
                     """,
+                postgresql: """
+                    CREATE TABLE transcript_speaker_names (
+                        job_id     TEXT NOT NULL REFERENCES jobs (id),
+                        label      TEXT NOT NULL,
+                        name       TEXT NOT NULL,
+                        updated_at BIGINT NOT NULL,
+                        PRIMARY KEY (job_id, label)
+                    );
+                    """,
                 legacy: .init(
                     version: 6, name: "speaker_names_and_voiceprints",
                     checksum: "828478e37a508d777699c69822b9aed8a2f8942432660ad63cbf695610008c24")),

@@ -48,6 +48,43 @@ extension UploadService {
                     );
                     CREATE INDEX files_partner ON files (partner_id, user_id, created_at);
                     """,
+                postgresql: """
+                    CREATE TABLE uploads (
+                        id         TEXT PRIMARY KEY,
+                        file_id    TEXT NOT NULL UNIQUE,
+                        partner_id TEXT NOT NULL REFERENCES partners (id),
+                        user_id    TEXT,
+                        filesize   BIGINT NOT NULL CHECK (filesize > 0),
+                        filetype   TEXT NOT NULL,
+                        chunk_size BIGINT NOT NULL CHECK (chunk_size > 0),
+                        part_count INTEGER NOT NULL CHECK (part_count > 0),
+                        state      TEXT NOT NULL CHECK (state IN ('open', 'completed')),
+                        created_at BIGINT NOT NULL,
+                        updated_at BIGINT NOT NULL
+                    );
+                    CREATE INDEX uploads_partner ON uploads (partner_id, created_at);
+                    CREATE INDEX uploads_state ON uploads (state, created_at);
+                    CREATE TABLE upload_parts (
+                        upload_id   TEXT NOT NULL REFERENCES uploads (id) ON DELETE CASCADE,
+                        part_number INTEGER NOT NULL CHECK (part_number > 0),
+                        size        BIGINT NOT NULL,
+                        md5         TEXT NOT NULL,
+                        uploaded_at BIGINT NOT NULL,
+                        PRIMARY KEY (upload_id, part_number)
+                    );
+                    CREATE TABLE files (
+                        id         TEXT PRIMARY KEY,
+                        partner_id TEXT NOT NULL REFERENCES partners (id),
+                        user_id    TEXT,
+                        upload_id  TEXT NOT NULL UNIQUE,
+                        size       BIGINT NOT NULL,
+                        sha256     TEXT NOT NULL,
+                        filetype   TEXT NOT NULL,
+                        blob_key   TEXT NOT NULL,
+                        created_at BIGINT NOT NULL
+                    );
+                    CREATE INDEX files_partner ON files (partner_id, user_id, created_at);
+                    """,
                 legacy: .init(
                     version: 3, name: "uploads_and_files",
                     checksum: "d2cfb6118ec4ef04d9b46e2cbd843f2d0be40d05701098bb85c9edfa6ea0b62d")),

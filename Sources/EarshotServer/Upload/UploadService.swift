@@ -266,12 +266,15 @@ struct UploadService: Sendable {
                     .map { try $0.decode(FileRecord.self) }
             })
         else { throw PlatformError.notFound("no file \(fileID)") }
+        let contentType = file.mediaType ?? FileTypes.contentType(for: file.filetype)
+        let disposition = "attachment; filename=\"\(file.id).\(file.filetype)\""
         guard let local = try await blobs.localFile(for: try BlobKey(file.blobKey)) else {
-            throw PlatformError.notFound("file \(fileID) is not stored locally")
+            // An object store: the client downloads from it with a short-lived presigned URL.
+            return try await RecordsService.redirect(
+                to: blobs, try BlobKey(file.blobKey), contentType: contentType, disposition: disposition)
         }
         return try Response.file(
-            path: local.path, contentType: file.mediaType ?? FileTypes.contentType(for: file.filetype),
-            headers: ["Content-Disposition": "attachment; filename=\"\(file.id).\(file.filetype)\""])
+            path: local.path, contentType: contentType, headers: ["Content-Disposition": disposition])
     }
 
     // MARK: Files for the rest of the server

@@ -24,6 +24,20 @@ extension VoiceprintService {
                         UNIQUE (partner_id, user_id, name)
                     );
                     """,
+                postgresql: """
+                    CREATE TABLE voiceprints (
+                        id         TEXT PRIMARY KEY,
+                        partner_id TEXT NOT NULL REFERENCES partners (id),
+                        user_id    TEXT NOT NULL,
+                        name       TEXT NOT NULL,
+                        model      TEXT NOT NULL,
+                        vector     BYTEA NOT NULL,
+                        speech_ms  BIGINT NOT NULL,
+                        file_id    TEXT NOT NULL,
+                        created_at BIGINT NOT NULL,
+                        UNIQUE (partner_id, user_id, name)
+                    );
+                    """,
                 legacy: .init(
                     version: 6, name: "speaker_names_and_voiceprints",
                     checksum: "828478e37a508d777699c69822b9aed8a2f8942432660ad63cbf695610008c24"))

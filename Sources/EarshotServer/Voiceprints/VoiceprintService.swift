@@ -34,12 +34,11 @@ struct VoiceprintService: Sendable {
             throw PlatformError.notFound(
                 "no file \(fileID); upload the sample first (complete-upload returns its FileId)")
         }
-        guard let path = try await blobs.localFile(for: try BlobKey(file.blobKey)) else {
-            throw PlatformError.invalidArgument("file \(fileID) is not stored on a local file system")
-        }
         var samples: [Float]
         do {
-            samples = try await engines.prepareAudio(path, type: file.filetype, displayName: file.displayName).samples
+            samples = try await blobs.withLocalFile(for: try BlobKey(file.blobKey)) { path in
+                try await engines.prepareAudio(path, type: file.filetype, displayName: file.displayName).samples
+            }
         } catch let error as AudioError {
             throw PlatformError.invalidArgument(
                 "file \(fileID) could not be decoded as audio (\(error.code)): upload WAV, MP3, M4A/AAC, FLAC, "

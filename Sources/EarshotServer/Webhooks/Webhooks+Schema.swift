@@ -39,6 +39,36 @@ extension Webhooks {
                         PRIMARY KEY (delivery_id, attempt)
                     );
                     """,
+                postgresql: """
+                    ALTER TABLE partners ADD COLUMN webhook_secret TEXT;
+                    -- seq stands in for SQLite's rowid (the order deliveries were made in).
+                    CREATE TABLE webhook_deliveries (
+                        id              TEXT PRIMARY KEY,
+                        seq             BIGINT GENERATED ALWAYS AS IDENTITY,
+                        tenant          TEXT NOT NULL,
+                        job_id          TEXT NOT NULL REFERENCES jobs (id),
+                        url             TEXT NOT NULL,
+                        event           TEXT NOT NULL,
+                        body            TEXT NOT NULL,
+                        state           TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+                        attempts        INTEGER NOT NULL DEFAULT 0,
+                        next_attempt_at BIGINT NOT NULL,
+                        give_up_at      BIGINT NOT NULL,
+                        created_at      BIGINT NOT NULL,
+                        updated_at      BIGINT NOT NULL
+                    );
+                    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+                    CREATE INDEX webhook_deliveries_job ON webhook_deliveries (job_id, created_at);
+                    CREATE TABLE webhook_attempts (
+                        delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (id),
+                        attempt     INTEGER NOT NULL,
+                        at          BIGINT NOT NULL,
+                        status      INTEGER,
+                        error       TEXT,
+                        duration_ms BIGINT NOT NULL,
+                        PRIMARY KEY (delivery_id, attempt)
+                    );
+                    """,
                 legacy: .init(
                     version: 5, name: "webhooks",
                     checksum: "6f84824d03782975164d3064b3f31cbca45728fcdcdba7c1f4c710a970e7c378")),

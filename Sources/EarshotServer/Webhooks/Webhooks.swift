@@ -94,7 +94,8 @@ struct Webhooks: Sendable {
             try db.query(
                 "SELECT d.id, d.url, d.event, d.created_at, j.state, j.attempts, j.run_after, j.updated_at "
                     + "FROM webhook_deliveries d JOIN jobs j ON j.id = d.id WHERE d.job_id = ? "
-                    + "ORDER BY d.created_at, d.rowid", [.text(jobID)]
+                    // The order deliveries were made in: SQLite's rowid, PostgreSQL's identity column.
+                    + "ORDER BY d.created_at, d.\(db.dialect == .postgresql ? "seq" : "rowid")", [.text(jobID)]
             ).map { row in
                 let id = try row.decode("id", as: String.self)
                 let attempts = try db.query(

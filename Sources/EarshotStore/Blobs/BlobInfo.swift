@@ -63,8 +63,9 @@ public struct BlobWriteOptions: Sendable, Hashable {
     /// No checks.
     public static let none = BlobWriteOptions()
 
-    /// Throws `.corrupted` when `size`/`sha256`/`md5` contradict an expectation.
-    func verify(key: BlobKey, size: Int64, sha256: Digest, md5: Digest?) throws(StoreError) {
+    /// Throws `.corrupted` when `size`/`sha256`/`md5` contradict an expectation (every backend checks a write with
+    /// this before it makes the write visible).
+    public func verify(key: BlobKey, size: Int64, sha256: Digest, md5: Digest?) throws(StoreError) {
         if let expectedSize, expectedSize != size {
             throw StoreError(.corrupted, "blob \(key): expected \(expectedSize) bytes, received \(size)")
         }

@@ -32,6 +32,12 @@ public protocol MetadataStore: Sendable {
     @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) throws -> T) async throws -> T
 
+    /// ``write(_:)`` with the isolation given (see ``WriteIsolation``); `write(.serializable, body)` is
+    /// `write(body)`. Default: `write(body)`, for backends with a single writer.
+    @discardableResult
+    func write<T: Sendable>(_ isolation: WriteIsolation, _ body: @escaping @Sendable (any SQLDatabase) throws -> T)
+        async throws -> T
+
     /// Checks that the database answers a trivial query (for readiness probes).
     func ping() async throws
 
@@ -51,6 +57,13 @@ public protocol MetadataStore: Sendable {
 }
 
 extension MetadataStore {
+    @discardableResult
+    public func write<T: Sendable>(
+        _ isolation: WriteIsolation, _ body: @escaping @Sendable (any SQLDatabase) throws -> T
+    ) async throws -> T {
+        try await write(body)
+    }
+
     /// The migrations recorded as applied, by component and version.
     public func appliedMigrations() async throws -> [AppliedMigration] {
         try await read { db in try Migrator.applied(in: db) }

@@ -45,9 +45,14 @@ public struct Migration: Sendable, Hashable, CustomStringConvertible {
         func hash(into hasher: inout Hasher) { hasher.combine(revision) }
     }
 
-    /// A migration whose SQL runs unchanged on every backend.
-    public init(version: Int, name: String, sql: String, legacy: Legacy? = nil) {
-        self.init(version: version, name: name, scripts: [:], portable: sql, legacy: legacy, step: nil)
+    /// A migration whose SQL runs unchanged on every backend, or, when `postgresql` is given, `sql` everywhere but
+    /// PostgreSQL, which runs `postgresql` (for column types SQLite does not distinguish: `BIGINT` milliseconds,
+    /// `BYTEA`, `DOUBLE PRECISION`). Adding a `postgresql` script to a shipped migration leaves its checksum on
+    /// SQLite unchanged.
+    public init(version: Int, name: String, sql: String, postgresql: String? = nil, legacy: Legacy? = nil) {
+        self.init(
+            version: version, name: name, scripts: postgresql.map { [.postgresql: $0] } ?? [:], portable: sql,
+            legacy: legacy, step: nil)
     }
 
     /// A migration with one script per dialect (for example FTS5 virtual tables on SQLite, `tsvector` on
@@ -59,12 +64,12 @@ public struct Migration: Sendable, Hashable, CustomStringConvertible {
     /// A migration that runs portable `sql` (may be empty) and then `body` in the same transaction, for data
     /// moves SQL cannot express. `body` must only use portable SQL through the connection it is given.
     public init(
-        version: Int, name: String, sql: String = "", revision: String,
+        version: Int, name: String, sql: String = "", postgresql: String? = nil, revision: String,
         body: @escaping @Sendable (any SQLDatabase) throws -> Void
     ) {
         self.init(
-            version: version, name: name, scripts: [:], portable: sql, legacy: nil,
-            step: CodeStep(revision: revision, body: body))
+            version: version, name: name, scripts: postgresql.map { [.postgresql: $0] } ?? [:], portable: sql,
+            legacy: nil, step: CodeStep(revision: revision, body: body))
     }
 
     private init(

@@ -211,6 +211,18 @@ enum Migrator {
 }
 
 extension MetadataStore {
+    /// The migrations `schema` would add to this database, in order, without applying them (`earshot migrate
+    /// --check`). Creates the bookkeeping tables when missing.
+    ///
+    /// - Throws: the errors of ``MetadataStore/migrate(_:)`` that do not need a migration to run.
+    public func pendingMigrations(_ schema: [SchemaComponent]) async throws -> [Migration] {
+        let dialect = self.dialect
+        try Migrator.validate(schema, dialect: dialect)
+        try await write { db in try db.executeScript(Migrator.bookkeeping) }
+        let recorded = try await read { db in try Migrator.applied(in: db) }
+        return try Migrator.pending(schema, applied: recorded, dialect: dialect).map(\.migration)
+    }
+
     /// Applies what `schema` adds to this database (see ``MetadataStore/migrate(_:)``).
     @discardableResult
     public func migrate(_ schema: [SchemaComponent]) async throws -> [Migration] {

@@ -32,6 +32,9 @@ public struct Job: Sendable, Hashable, Decodable {
     /// Not claimed before this time.
     public var runAfter: Int64
     public var leaseOwner: String?
+    /// The fencing token of the current (or last) claim: incremented by every claim, named by every transition of
+    /// that attempt, so a worker that lost its lease cannot change the job any more.
+    public var leaseToken: Int
     public var leaseExpiresAt: Int64?
     public var heartbeatAt: Int64?
     public var idempotencyKey: String?
@@ -51,6 +54,7 @@ public struct Job: Sendable, Hashable, Decodable {
         case maxAttempts = "max_attempts"
         case runAfter = "run_after"
         case leaseOwner = "lease_owner"
+        case leaseToken = "lease_token"
         case leaseExpiresAt = "lease_expires_at"
         case heartbeatAt = "heartbeat_at"
         case idempotencyKey = "idempotency_key"
@@ -72,7 +76,7 @@ public struct Job: Sendable, Hashable, Decodable {
     /// The column list, in `CodingKeys` order, for `SELECT`/`RETURNING`.
     public static let columns =
         "id, tenant, subject, kind, payload, state, stage, progress, attempts, max_attempts, run_after, lease_owner, "
-        + "lease_expires_at, heartbeat_at, idempotency_key, request_hash, result, error, created_at, updated_at, "
+        + "lease_token, lease_expires_at, heartbeat_at, idempotency_key, request_hash, result, error, created_at, updated_at, "
         + "started_at, finished_at"
 }
 

@@ -4,10 +4,16 @@ import Foundation
 /// finish exactly once, retry with a bound, re-queue expired leases, cancel.
 ///
 /// Every transition is one write transaction and is conditional on the caller still holding the lease
-/// (`lease_owner` and state `running`), so a worker that lost its lease (it was presumed dead and the job
-/// re-queued, or the job was cancelled) cannot finish the job a second time. On SQLite a claim is one
-/// `UPDATE … WHERE id = (SELECT … ORDER BY run_after LIMIT 1) RETURNING …` under the single writer; a PostgreSQL
-/// backend takes the row with `SELECT … FOR UPDATE SKIP LOCKED` inside the same `write`.
+/// (`lease_owner`, the claim's fencing token `lease_token` and state `running`), so a worker that lost its lease
+/// (it was presumed dead, paused or cut off and the job re-queued and claimed again, or the job was cancelled)
+/// cannot change the job any more: its late result is refused. On SQLite a claim is one
+/// `UPDATE … WHERE id = (SELECT … ORDER BY run_after LIMIT 1) RETURNING …` under the single writer; on PostgreSQL
+/// the inner `SELECT` takes the row `FOR UPDATE SKIP LOCKED` in a `READ COMMITTED` transaction, so concurrent
+/// claimers in any number of processes never wait for each other or take the same job.
+///
+/// On PostgreSQL, adding a job and re-queuing an expired one also send a `NOTIFY` on ``notificationChannel`` (with
+/// the job's kind) when the transaction commits; ``forwardNotifications()`` turns them into ``signal`` wake-ups, so
+/// idle workers on every host start a new job at once instead of at their next poll.
 ///
 /// ``onFinal`` runs inside the transaction that makes a job final (succeeded, failed or cancelled, including
 /// failure by lease expiry), so work that must follow a final state (a webhook delivery row) commits with it.
@@ -57,6 +63,25 @@ public struct JobQueue: Sendable {
         self.now = now
     }
 
+    /// The PostgreSQL `NOTIFY` channel that carries the kinds of jobs that became due.
+    public static let notificationChannel = "earshot_jobs"
+
+    /// Wakes this process's idle workers whenever any process adds a job or re-queues an expired one (PostgreSQL's
+    /// `LISTEN`), until cancelled; returns at once on a store without notifications (SQLite: one process).
+    public func forwardNotifications() async {
+        guard let source = metadata as? any MetadataNotifications else { return }
+        for await kind in source.notifications(on: Self.notificationChannel) {
+            if Task.isCancelled { return }
+            signal.notify(kind)
+        }
+    }
+
+    /// Sends the `NOTIFY` that wakes workers of `kind` in other processes when the caller's transaction commits.
+    static func announce(_ db: any SQLDatabase, kind: String) throws {
+        guard db.dialect == .postgresql else { return }
+        try db.execute("SELECT pg_notify(?, ?)", notificationChannel, kind)
+    }
+
     /// The system clock in Unix milliseconds.
     public static let wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
@@ -102,6 +127,7 @@ public struct JobQueue: Sendable {
                 + "VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
             new.id, new.tenant, new.subject, new.kind, new.payload, new.maxAttempts, max(new.runAfter ?? at, at),
             new.idempotencyKey, new.requestHash, at, at)
+        try announce(db, kind: new.kind)
         return (try row!.decode(Job.self), true)
     }
 
@@ -134,55 +160,63 @@ public struct JobQueue: Sendable {
 
     // MARK: Work
 
-    /// Claims the oldest due job of `kind` for `owner` with a lease of `lease`, or nil when none is due.
+    /// Claims the oldest due job of `kind` for `owner` with a lease of `lease`, or nil when none is due. The job's
+    /// ``Job/leaseToken`` is the claim's fencing token: pass it to every later transition of this attempt.
     public func claim(kind: String, owner: String, lease: Duration) async throws -> Job? {
         let at = now()
         let expires = at + lease.milliseconds
-        return try await metadata.write { db in
-            try db.queryFirst(
+        return try await metadata.write(.statement) { db in
+            // PostgreSQL: lock the chosen row and skip rows other claimers hold, so claimers never wait or collide.
+            let lock = db.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+            return try db.queryFirst(
                 "UPDATE jobs SET state = 'running', stage = NULL, attempts = attempts + 1, lease_owner = ?, "
-                    + "lease_expires_at = ?, heartbeat_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? "
+                    + "lease_token = lease_token + 1, lease_expires_at = ?, heartbeat_at = ?, "
+                    + "started_at = COALESCE(started_at, ?), updated_at = ? "
                     + "WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND kind = ? AND run_after <= ? "
-                    + "ORDER BY run_after, created_at, id LIMIT 1) RETURNING \(Job.columns)",
+                    + "ORDER BY run_after, created_at, id LIMIT 1\(lock)) AND state = 'queued' "
+                    + "RETURNING \(Job.columns)",
                 owner, expires, at, at, at, kind, at
             ).map { try $0.decode(Job.self) }
         }
     }
 
     /// Claims job `id` for `owner` when it is queued and due (a process that created a job and wants to run it
-    /// itself, like `earshot notes add`), or nil when it is not (another worker has it, or it is final).
+    /// itself, like `earshot notes add`), or nil when it is not (another worker has it, or it is final). Like
+    /// ``claim(kind:owner:lease:)`` it takes a new fencing token.
     public func claim(id: String, owner: String, lease: Duration) async throws -> Job? {
         let at = now()
         let expires = at + lease.milliseconds
-        return try await metadata.write { db in
+        return try await metadata.write(.statement) { db in
             try db.queryFirst(
                 "UPDATE jobs SET state = 'running', stage = NULL, attempts = attempts + 1, lease_owner = ?, "
-                    + "lease_expires_at = ?, heartbeat_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? "
+                    + "lease_token = lease_token + 1, lease_expires_at = ?, heartbeat_at = ?, "
+                    + "started_at = COALESCE(started_at, ?), updated_at = ? "
                     + "WHERE id = ? AND state = 'queued' AND run_after <= ? RETURNING \(Job.columns)",
                 owner, expires, at, at, at, id, at
             ).map { try $0.decode(Job.self) }
         }
     }
 
-    /// Extends the lease and records progress/stage. Returns false when `owner` no longer holds the job (it was
-    /// cancelled, or its lease expired and it was re-queued): the worker must stop and not finish it.
+    /// Extends the lease and records progress/stage. Returns false when the claim `token` of `owner` no longer
+    /// holds the job (it was cancelled, or its lease expired and it was re-queued): the worker must stop and not
+    /// finish it.
     public func heartbeat(
-        _ id: String, owner: String, lease: Duration, progress: Double? = nil, stage: String? = nil
+        _ id: String, owner: String, token: Int, lease: Duration, progress: Double? = nil, stage: String? = nil
     ) async throws -> Bool {
         let at = now()
-        return try await metadata.write { db in
+        return try await metadata.write(.statement) { db in
             try db.execute(
                 "UPDATE jobs SET lease_expires_at = ?, heartbeat_at = ?, updated_at = ?, "
                     + "progress = COALESCE(?, progress), stage = COALESCE(?, stage) "
-                    + "WHERE id = ? AND lease_owner = ? AND state = 'running'",
-                at + lease.milliseconds, at, at, progress, stage, id, owner) == 1
+                    + "WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running'",
+                at + lease.milliseconds, at, at, progress, stage, id, owner, token) == 1
         }
     }
 
-    /// Finishes a job successfully with `result`. Returns the finished job, or nil (and changes nothing) if `owner`
-    /// lost the lease.
+    /// Finishes a job successfully with `result`. Returns the finished job, or nil (and changes nothing) if the claim
+    /// `token` of `owner` lost the lease: a fenced-out worker's late result is refused.
     @discardableResult
-    public func complete(_ id: String, owner: String, result: String) async throws -> Job? {
+    public func complete(_ id: String, owner: String, token: Int, result: String) async throws -> Job? {
         let at = now()
         let onFinal = self.onFinal
         return try await metadata.write { db in
@@ -190,8 +224,9 @@ public struct JobQueue: Sendable {
                 let job = try db.queryFirst(
                     "UPDATE jobs SET state = 'succeeded', result = ?, error = NULL, progress = 1, finished_at = ?, "
                         + "updated_at = ?, lease_owner = NULL, lease_expires_at = NULL "
-                        + "WHERE id = ? AND lease_owner = ? AND state = 'running' RETURNING \(Job.columns)",
-                    result, at, at, id, owner
+                        + "WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running' "
+                        + "RETURNING \(Job.columns)",
+                    result, at, at, id, owner, token
                 ).map({ try $0.decode(Job.self) })
             else { return nil }
             try onFinal(db, job)
@@ -200,9 +235,9 @@ public struct JobQueue: Sendable {
     }
 
     /// Records a failed attempt: re-queued after the delay while attempts remain, failed otherwise (or at once for
-    /// a permanent failure). Returns the job after the change, or nil if `owner` lost the lease.
+    /// a permanent failure). Returns the job after the change, or nil if the claim `token` of `owner` lost the lease.
     @discardableResult
-    public func fail(_ id: String, owner: String, _ failure: Failure) async throws -> Job? {
+    public func fail(_ id: String, owner: String, token: Int, _ failure: Failure) async throws -> Job? {
         let at = now()
         let onFinal = self.onFinal
         let (reason, delay, permanent): (String, Int64, Bool) =
@@ -213,12 +248,12 @@ public struct JobQueue: Sendable {
         return try await metadata.write { db in
             guard
                 let job = try db.queryFirst(
-                    "UPDATE jobs SET state = CASE WHEN ? OR attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
-                        + "finished_at = CASE WHEN ? OR attempts >= max_attempts THEN ? ELSE NULL END, "
+                    "UPDATE jobs SET state = CASE WHEN ? = 1 OR attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
+                        + "finished_at = CASE WHEN ? = 1 OR attempts >= max_attempts THEN ? ELSE NULL END, "
                         + "run_after = ?, error = ?, stage = NULL, lease_owner = NULL, lease_expires_at = NULL, "
-                        + "updated_at = ? WHERE id = ? AND lease_owner = ? AND state = 'running' "
+                        + "updated_at = ? WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running' "
                         + "RETURNING \(Job.columns)",
-                    permanent, permanent, at, at + delay, reason, at, id, owner
+                    permanent, permanent, at, at + delay, reason, at, id, owner, token
                 ).map({ try $0.decode(Job.self) })
             else { return nil }
             if job.state.isFinal { try onFinal(db, job) }
@@ -227,14 +262,17 @@ public struct JobQueue: Sendable {
     }
 
     /// Returns a claimed job to the queue without counting the attempt (graceful shutdown).
-    public func release(_ id: String, owner: String) async throws {
+    public func release(_ id: String, owner: String, token: Int) async throws {
         let at = now()
         _ = try await metadata.write { db in
-            try db.execute(
-                "UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0), stage = NULL, progress = 0, "
-                    + "lease_owner = NULL, lease_expires_at = NULL, updated_at = ? "
-                    + "WHERE id = ? AND lease_owner = ? AND state = 'running'",
-                at, id, owner)
+            let changed = try db.execute(
+                "UPDATE jobs SET state = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+                    + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, updated_at = ? "
+                    + "WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running'",
+                at, id, owner, token)
+            if changed == 1, let kind = try db.scalar("SELECT kind FROM jobs WHERE id = ?", id, as: String.self) {
+                try Self.announce(db, kind: kind)
+            }
         }
     }
 
@@ -254,6 +292,9 @@ public struct JobQueue: Sendable {
                 [.integer(at), .integer(at), .integer(at), .integer(at)]
             ).map { try $0.decode(Job.self) }
             for job in jobs where job.state.isFinal { try onFinal(db, job) }
+            for kind in Set(jobs.filter { $0.state == .queued }.map(\.kind)).sorted() {
+                try Self.announce(db, kind: kind)
+            }
             return jobs
         }
     }

@@ -16,7 +16,8 @@ public struct SQLDialect: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Placeholders are `?`, bound in order; a backend whose native syntax differs (PostgreSQL's `$1`) rewrites
 /// them. Write portable SQL: `INSERT … RETURNING`, `ON CONFLICT … DO UPDATE`, `CURRENT_TIMESTAMP` work on both
-/// SQLite and PostgreSQL; `lastInsertRowid`, `INSERT OR REPLACE` and `AUTOINCREMENT` do not.
+/// SQLite and PostgreSQL; `lastInsertRowid`, `INSERT OR REPLACE` and `AUTOINCREMENT` do not. Booleans are bound
+/// as integers: compare them (`CASE WHEN ? = 1 …`) instead of using a parameter as a condition.
 ///
 /// A connection is only valid inside the closure it was passed to and must not escape it. Calls are
 /// synchronous and block the store's own thread, never the caller's task. Errors thrown are ``StoreError``s

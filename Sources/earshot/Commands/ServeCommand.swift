@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotServer
+import EarshotStore
 import Foundation
 
 enum ServeCommand: Command {
@@ -15,18 +16,35 @@ enum ServeCommand: Command {
         options: ServerConfiguration.commandLineOptions)
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let configuration: ServerConfiguration
+        try await serve(arguments, command: "earshot serve", role: nil)
+    }
+
+    /// Loads the configuration (with `role` forced when given) and serves until SIGTERM/SIGINT. Exit codes: 78 for
+    /// bad configuration, 69 (EX_UNAVAILABLE) when the database or object store cannot be reached at start.
+    static func serve(_ arguments: ParsedArguments, command: String, role: ServerConfiguration.Role?) async throws
+        -> Int32
+    {
+        var configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration.load(
                 arguments: arguments, environment: ProcessInfo.processInfo.environment)
         } catch {
-            writeError("earshot serve: \(error)")
+            writeError("\(command): \(error)")
             return 78  // EX_CONFIG
         }
+        if let role { configuration.role = role }
         LogSink.shared.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
         let application = Application(configuration: configuration)
-        try await SignalHandling.runUntilTerminated {
-            try await application.run()
+        do {
+            try await SignalHandling.runUntilTerminated {
+                try await application.run()
+            }
+        } catch let error as StoreError where error.code == .unavailable {
+            writeError("\(command): \(error.message)")
+            return 69  // EX_UNAVAILABLE
+        } catch let error as ConfigurationError {
+            writeError("\(command): \(error)")
+            return 78  // EX_CONFIG
         }
         return 0
     }

@@ -6,10 +6,7 @@ import Foundation
 extension TestPlatform {
     /// Reads the signing keys straight from the database (to forge tokens and URLs in tests).
     func signingKey(_ purpose: Keyring.Purpose) async throws -> Keyring.Key {
-        let store = try await SQLiteMetadataStore(
-            configuration: .init(
-                location: .file(URL(fileURLWithPath: configuration.resolvedDatabasePath)),
-                schema: ServerSchema.components))
+        let store = try await Application.openMetadataStore(configuration)
         do {
             let key = try await Keyring(metadata: store, configuration: .init()).current(purpose)
             await store.close()
