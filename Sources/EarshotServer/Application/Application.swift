@@ -1,3 +1,4 @@
+import EarshotConsole
 import EarshotCore
 import EarshotHTTP
 import EarshotStore
@@ -36,6 +37,8 @@ public struct Application: Sendable {
                 extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
             ).register(on: router)
             services.register(on: router)
+            // The web console's page and files: not part of the API, so outside api-prefix and the OpenAPI document.
+            Console(apiPrefix: configuration.apiPrefix).register(on: router)
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
             do {
                 try await serve(server, services, onListening: onListening)
