@@ -22,7 +22,8 @@ export async function recordPage(main, id, query, { navigate }) {
     return () => {};
   }
 
-  const audio = h('audio', { id: 'player', controls: true, preload: 'metadata', src: url(path + '/audio') });
+  const audio = h('audio', { id: 'player', controls: true, preload: 'metadata', src: url(path + '/audio'),
+    'aria-label': 'Recording' });
   const stops = [];
   let poll = null;
   let followPausedUntil = 0;

@@ -186,6 +186,21 @@ class Console:
         self.js("document.getElementById('player').pause()")
         self.report(target=target, current_time=now)
 
+        self.step = "keyboard"
+        # Focus stays on the clicked sentence: Tab moves to the next one, Enter plays from there.
+        fourth = self.driver.find_elements(By.CSS_SELECTOR, ".sentence")[3]
+        target = int(fourth.get_attribute("data-start")) / 1000
+        self.driver.switch_to.active_element.send_keys(Keys.TAB)
+        assert self.js("return document.activeElement === arguments[0]", fourth), "Tab did not reach the next sentence"
+        self.driver.switch_to.active_element.send_keys(Keys.ENTER)
+        self.wait(lambda: abs(self.js("return document.getElementById('player').currentTime") - target) < 1.5,
+                  f"the player to move to {target} s after Enter")
+        self.js("document.getElementById('player').pause()")
+        self.report(target=target, current_time=self.js("return document.getElementById('player').currentTime"))
+
+        self.step = "accessible names on the record page"
+        self.report(controls=self.check_names())
+
         self.step = "rename a speaker"
         if not self.visible("#speaker-0"):
             raise AssertionError("no speakers shown (diarization found none)")
@@ -205,7 +220,7 @@ class Console:
         self.open("#/")
         self.find(".record .title")
         self.shots("library")
-        self.report()
+        self.report(controls=self.check_names())
 
         self.step = "search"
         word = self.args.search
@@ -300,6 +315,14 @@ class Console:
                   if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
         assert not errors, errors
         self.report()
+
+    def check_names(self):
+        """Every visible control has an accessible name (Chromium's computed label, as a screen reader reads it)."""
+        controls = [e for e in self.driver.find_elements(By.CSS_SELECTOR, "a, button, input, select, canvas, audio")
+                    if e.is_displayed()]
+        unnamed = [e.get_attribute("outerHTML")[:120] for e in controls if not (e.accessible_name or "").strip()]
+        assert not unnamed, unnamed
+        return len(controls)
 
     def wait_for_code(self):
         deadline = time.monotonic() + 60
