@@ -49,7 +49,9 @@ import Testing
         try SpeechSynthesis.dialogue(Self.turns).wav.write(to: audio)
         let codeFile = directory.appendingPathComponent("code")
 
-        let server = try await ServeProcess.start(dataDirectory: directory.path)
+        // Extractive summaries: the summary step needs no language model (docs/notes.md).
+        let server = try await ServeProcess.start(
+            dataDirectory: directory.path, arguments: ["--summary-method", "extractive"])
         defer { server.stop() }
         let browser = try Program(Self.python).start([
             Self.script.path, "--base", server.base, "--code-file", codeFile.path, "--audio", audio.path,

@@ -197,15 +197,31 @@ export async function recordPage(main, id, query, { navigate }) {
       h('h2', { id: 'translations-title' }, 'Translations'),
       languages.map((language) => {
         const translation = detail.translations[language];
-        const original = detail.transcript?.sentences ?? [];
+        const beside = alignOriginals(detail.transcript?.sentences ?? [], translation.sentences);
         return h('table', { class: 'side-by-side' },
           h('caption', {}, `${language} (${translation.method})`),
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Original'),
             h('th', { scope: 'col' }, language))),
           h('tbody', {}, translation.sentences.map((sentence, index) => h('tr', {},
             h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => seek(sentence.start_ms) }, clock(sentence.start_ms))),
-            h('td', {}, original[index]?.text ?? ''), h('td', {}, sentence.text)))));
+            h('td', {}, beside[index]), h('td', {}, sentence.text)))));
       }));
+  }
+
+  // The original sentences beside each translated one: every original sentence goes to the translated sentence
+  // its time overlaps most (translations keep the times of the segments they were made from, which need not be the
+  // transcript's sentences one for one), so none is shown twice or lost.
+  function alignOriginals(original, translated) {
+    const rows = translated.map(() => []);
+    for (const o of original) {
+      let best = -1, most = -1;
+      translated.forEach((t, index) => {
+        const overlap = Math.min(o.end_ms, t.end_ms) - Math.max(o.start_ms, t.start_ms);
+        if (overlap > most) { most = overlap; best = index; }
+      });
+      if (best >= 0) rows[best].push(o.text);
+    }
+    return rows.map((texts) => texts.join(' '));
   }
 
   function running(type) {
@@ -216,6 +232,13 @@ export async function recordPage(main, id, query, { navigate }) {
     const error = h('p', { class: 'error', role: 'alert' });
     const language = h('select', { id: 'translate-to', 'aria-label': 'Translate to' },
       LANGUAGES.map((code) => h('option', { value: code }, code)));
+    // From the transcript with the language model (any target), or from the speech with Whisper (English only).
+    const from = h('select', { id: 'translate-from', 'aria-label': 'Translate from' },
+      h('option', { value: 'transcript' }, 'the transcript'), h('option', { value: 'speech' }, 'the speech (to en)'));
+    from.addEventListener('change', () => {
+      if (from.value === 'speech') language.value = 'en';
+      language.disabled = from.value === 'speech';
+    });
     const start = (body) => async () => {
       error.textContent = '';
       try {
@@ -236,9 +259,10 @@ export async function recordPage(main, id, query, { navigate }) {
           detail.transcript ? 'Transcribe again' : 'Transcribe'),
         h('button', { type: 'button', id: 'run-summary', disabled: !detail.transcript || running(1), onclick: start({ task_type: 1 }) },
           detail.summary ? 'Summarize again' : 'Summarize'),
-        h('span', { class: 'inline' }, language,
-          h('button', { type: 'button', id: 'run-translate', disabled: !detail.transcript,
-            onclick: () => start({ task_type: 2, target_language: language.value })() }, 'Translate'))),
+        h('span', { class: 'inline' }, h('span', {}, 'Translate from'), from, 'to', language,
+          h('button', { type: 'button', id: 'run-translate', disabled: !detail.transcript || running(2),
+            onclick: () => start({ task_type: 2, target_language: language.value, source: from.value })() },
+          'Translate'))),
       error);
   }
 

@@ -17,7 +17,7 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 PASSWORD = "correct horse battery staple"
 XSS_TITLE = "<script>window.__xss=1</script><img src=x onerror=window.__xss=2>"
@@ -96,6 +96,7 @@ class Console:
     def shots(self, name):
         """Screenshots at 1280 px and 390 px, light and dark."""
         saved = []
+        self.js("window.scrollTo(0, 0)")
         for width, height in ((1280, 900), (390, 844)):
             self.driver.set_window_size(width, height)
             for scheme in ("light", "dark"):
@@ -214,6 +215,36 @@ class Console:
         exported = self.api("GET", self.find("#export-txt").get_attribute("href"))
         assert exported["status"] == 200 and "Alice" in exported["text"], exported
         self.report(renamed=old, export=exported["text"][:200])
+
+        self.step = "summarize"
+        self.find("#run-summary").click()
+        self.wait(lambda: self.visible("#summary"), "the summary", 180)
+        self.wait(lambda: "Summary success" in self.text("#tasks"), "the summary task's success")
+        abstract = self.text("#summary p")
+        assert abstract, "empty summary"
+        jumps = self.driver.find_elements(By.CSS_SELECTOR, "#summary button.link")
+        moved = None
+        if jumps:
+            target = self.js("return arguments[0].textContent", jumps[-1])
+            jumps[-1].click()
+            self.wait(lambda: self.js("return document.getElementById('player').currentTime") > 0, "a seek")
+            self.js("document.getElementById('player').pause()")
+            moved = {"link": target, "current_time": self.js("return document.getElementById('player').currentTime")}
+            minutes, seconds = target.split(":")
+            assert 0 <= moved["current_time"] - (int(minutes) * 60 + int(seconds)) < 2, moved
+        self.report(abstract=abstract[:200], jump=moved)
+
+        self.step = "translate"
+        Select(self.find("#translate-from")).select_by_value("speech")
+        self.find("#run-translate").click()
+        self.wait(lambda: self.visible("#translations"), "the translation", self.args.transcribe_timeout)
+        rows = self.js("return [...document.querySelectorAll('#translations tbody tr')].map((r) => "
+                       "[...r.cells].map((c) => c.textContent))")
+        spoken = self.js("return [...document.querySelectorAll('.sentence .text')].map((e) => e.textContent)")
+        beside = " ".join(row[1] for row in rows)
+        assert len(rows) >= 3 and all(row[2] for row in rows), rows
+        assert all(text in beside for text in spoken), ("an original sentence is missing beside the translation", rows)
+        self.report(rows=rows[:3])
 
         self.step = "screenshots"
         self.shots("record")
