@@ -126,7 +126,8 @@ async function showPage(list, more, query, cursor) {
   const page = await api('GET', '/open/partner/records?' + params);
   if (!cursor) list.replaceChildren();
   if (!page.records.length && !cursor) {
-    list.append(h('li', { class: 'empty' }, 'No recordings yet. Add one above.'));
+    const filtered = ['tag', 'source', 'from', 'to'].some((name) => query.get(name));
+    list.append(h('li', { class: 'empty' }, filtered ? 'No recordings match these filters.' : 'No recordings yet. Add one above.'));
   }
   for (const record of page.records) list.append(recordItem(record));
   list.dataset.loaded = 'true';

@@ -283,6 +283,25 @@ class Console:
         assert not self.driver.find_elements(By.CSS_SELECTOR, "main img, main b, main script")
         self.report(title=self.text(".record .title"))
 
+        self.step = "HTML in search snippets is text"
+        self.type_into("#q", "xss" + Keys.ENTER)
+        hit = self.find("a.hit")
+        assert "<script>window.__xss=1</script>" in hit.text, hit.text
+        assert not self.driver.find_elements(By.CSS_SELECTOR, "main img, main script")
+        assert self.js("return window.__xss") is None
+        self.report(snippet=hit.text)
+
+        self.step = "filter by tag"
+        self.open("#/")
+        self.find(".record a.tag[href='#/?tag=work']").click()
+        self.wait(lambda: self.driver.current_url.endswith("#/?tag=work")
+                  and self.driver.find_elements(By.CSS_SELECTOR, "#records[data-loaded] .record"), "the filtered list")
+        assert [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, ".record .title")] == [XSS_TITLE]
+        assert self.find("#filter-tag").get_attribute("value") == "work"
+        self.open("#/?tag=nothing-has-this")
+        self.wait(lambda: self.text("#records .empty"), "the empty filtered list")
+        self.report(empty=self.text("#records .empty"))
+
         self.step = "a second account's library"
         self.find("#sign-out").click()
         self.wait(lambda: self.driver.current_url.endswith("#/sign-in"), "the sign-in page")
