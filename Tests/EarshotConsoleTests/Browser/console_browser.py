@@ -154,18 +154,39 @@ class Console:
         assert refused.startswith("not-audio.wav: ") and len(refused) > 30, refused
         self.report(error=refused)
 
+        self.step = "an interrupted upload resumes"
+        # Slow the upload down, leave the page once the first part is stored, come back and choose the file again.
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": 96 * 1024})
+        self.driver.find_element(By.ID, "upload-file").send_keys(self.args.audio)
+        self.wait(lambda: float(self.find("#upload-progress").get_attribute("value") or 0) >= 30,
+                  "the first part to be sent", 60)
+        self.driver.refresh()
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        self.find("#upload")
+        self.js("""window.__statuses = [];
+            new MutationObserver(() => {
+              const status = document.getElementById('upload-status');
+              if (status && status.textContent) window.__statuses.push(status.textContent);
+            }).observe(document.body, {subtree: true, childList: true, characterData: true});""")
+
         self.step = "upload speech"
         started = time.monotonic()
         self.driver.find_element(By.ID, "upload-file").send_keys(self.args.audio)
         self.wait(lambda: "#/records/rec_" in self.driver.current_url, "the record page after the upload", 120)
         record_url = self.driver.current_url
+        statuses = self.js("return window.__statuses")
+        assert any("(resumed)" in status for status in statuses), statuses
         record_id = record_url.split("#/records/")[1].split("?")[0]
         self.wait(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, ".sentence")) >= 3,
                   "three transcript sentences", self.args.transcribe_timeout)
         sentences = self.js("return [...document.querySelectorAll('.sentence')].map((b) => "
                             "({start: +b.dataset.start, speaker: b.querySelector('.speaker')?.textContent ?? null, "
                             "text: b.querySelector('.text').textContent}))")
-        self.report(record_id=record_id, seconds=round(time.monotonic() - started, 1), sentences=sentences)
+        self.report(record_id=record_id, seconds=round(time.monotonic() - started, 1), sentences=sentences,
+                    first_status=next(status for status in statuses if "(resumed)" in status))
 
         self.step = "waveform"
         self.find("#wave")
