@@ -52,7 +52,8 @@ import Testing
         // Extractive summaries: the summary step needs no language model (docs/notes.md). Small parts: the speech
         // upload has several, so an interrupted one can resume.
         let server = try await ServeProcess.start(
-            dataDirectory: directory.path, arguments: ["--summary-method", "extractive", "--upload-chunk-size", "256KiB"])
+            dataDirectory: directory.path,
+            arguments: ["--summary-method", "extractive", "--upload-chunk-size", "256KiB"])
         defer { server.stop() }
         let browser = try Program(Self.python).start([
             Self.script.path, "--base", server.base, "--code-file", codeFile.path, "--audio", audio.path,

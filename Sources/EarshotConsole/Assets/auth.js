@@ -81,9 +81,10 @@ function verifyStep(main, who, ticket, { navigate, signedIn }) {
   const alert = alertBox();
   const form = h('form', { class: 'card', 'aria-labelledby': 'verify-title' },
     h('h1', { id: 'verify-title' }, 'Enter your code'),
-    h('p', {}, `We sent a 6-digit code to ${ticket.destination}. It expires in ${Math.round(ticket.expires_in / 60)} minutes.`),
-    field('Code', { name: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}',
-      maxlength: 6, required: true }),
+    h('p', {}, `We sent a 6-digit code to ${ticket.destination}. `
+      + `It expires in ${Math.round(ticket.expires_in / 60)} minutes.`),
+    field('Code', { name: 'code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code',
+      pattern: '[0-9]{6}', maxlength: 6, required: true }),
     alert,
     h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Verify and sign in')));
   submitting(form, alert, async (data) => {

@@ -6,7 +6,8 @@ import { uploadFile } from './upload.js';
 function badges(record) {
   return h('span', { class: 'badges' },
     h('span', { class: 'badge' }, record.source),
-    record.has_transcript ? h('span', { class: 'badge ok' }, 'transcript') : h('span', { class: 'badge' }, 'no transcript'),
+    record.has_transcript
+      ? h('span', { class: 'badge ok' }, 'transcript') : h('span', { class: 'badge' }, 'no transcript'),
     record.has_summary ? h('span', { class: 'badge ok' }, 'summary') : null,
     (record.translations ?? []).map((language) => h('span', { class: 'badge ok' }, language)));
 }
@@ -46,9 +47,11 @@ function filterForm(query) {
 }
 
 function uploadZone(navigate) {
-  const input = h('input', { id: 'upload-file', type: 'file', accept: 'audio/*,video/*,.m4a,.mp3,.wav,.ogg,.opus,.flac,.webm,.aac,.amr', class: 'visually-hidden' });
+  const input = h('input', { id: 'upload-file', type: 'file', class: 'visually-hidden',
+    accept: 'audio/*,video/*,.m4a,.mp3,.wav,.ogg,.opus,.flac,.webm,.aac,.amr' });
   const speakers = h('input', { id: 'upload-speakers', type: 'checkbox', checked: true });
-  const progress = h('progress', { id: 'upload-progress', max: 100, value: 0, hidden: true, 'aria-label': 'Upload progress' });
+  const progress = h('progress',
+    { id: 'upload-progress', max: 100, value: 0, hidden: true, 'aria-label': 'Upload progress' });
   const status = h('p', { id: 'upload-status', role: 'status' });
   const error = h('p', { id: 'upload-error', class: 'error', role: 'alert' });
   const zone = h('section', { class: 'upload', id: 'upload', 'aria-labelledby': 'upload-title' },
@@ -127,7 +130,8 @@ async function showPage(list, more, query, cursor) {
   if (!cursor) list.replaceChildren();
   if (!page.records.length && !cursor) {
     const filtered = ['tag', 'source', 'from', 'to'].some((name) => query.get(name));
-    list.append(h('li', { class: 'empty' }, filtered ? 'No recordings match these filters.' : 'No recordings yet. Add one above.'));
+    list.append(h('li', { class: 'empty' },
+      filtered ? 'No recordings match these filters.' : 'No recordings yet. Add one above.'));
   }
   for (const record of page.records) list.append(recordItem(record));
   list.dataset.loaded = 'true';
@@ -148,7 +152,8 @@ async function showHits(list, more, query, offset = 0) {
       const target = `#/records/${encodeURIComponent(hit.record.record_id)}`
         + (match.start_ms != null ? `?t=${match.start_ms}` : '');
       return h('li', {}, h('a', { href: target, class: 'hit' },
-        match.start_ms != null ? h('span', { class: 'time' }, clock(match.start_ms)) : h('span', { class: 'field-name' }, match.field),
+        match.start_ms != null
+          ? h('span', { class: 'time' }, clock(match.start_ms)) : h('span', { class: 'field-name' }, match.field),
         ' ', snippet(match.snippet)));
     }));
     list.append(recordItem(hit.record, matches));

@@ -17,7 +17,8 @@ export async function recordPage(main, id, query, { navigate }) {
   } catch (error) {
     replace(main, h('section', { class: 'card' },
       h('h1', {}, error.status === 404 ? 'Not found' : 'This record could not be shown'),
-      h('p', { role: 'alert' }, error.status === 404 ? 'There is no recording with this id in your library.' : error.message),
+      h('p', { role: 'alert' },
+        error.status === 404 ? 'There is no recording with this id in your library.' : error.message),
       h('p', {}, h('a', { href: '#/' }, 'Back to the library'))));
     return () => {};
   }
@@ -50,7 +51,9 @@ export async function recordPage(main, id, query, { navigate }) {
     replace(header, title,
       h('p', { class: 'meta' }, when(record.record_time_ms), ' · ', clock(record.duration_ms), ' · ', record.source,
         record.language ? ' · ' + record.language : ''),
-      record.tags.length ? h('p', { class: 'tags', id: 'record-tags' }, record.tags.map((tag) => h('span', { class: 'tag' }, '#' + tag))) : null,
+      record.tags.length
+        ? h('p', { class: 'tags', id: 'record-tags' }, record.tags.map((tag) => h('span', { class: 'tag' }, '#' + tag)))
+        : null,
       h('p', { class: 'actions' }, edit, exportsMenu(),
         h('button', { type: 'button', id: 'delete', class: 'danger', onclick: remove }, 'Delete')));
   }
@@ -89,7 +92,8 @@ export async function recordPage(main, id, query, { navigate }) {
   }
 
   async function remove() {
-    if (!window.confirm(`Delete "${detail.record.title}" with its transcript, notes and audio? This cannot be undone.`)) {
+    const question = `Delete "${detail.record.title}" with its transcript, notes and audio? This cannot be undone.`;
+    if (!window.confirm(question)) {
       return;
     }
     try {
@@ -103,7 +107,8 @@ export async function recordPage(main, id, query, { navigate }) {
 
   function renderWave() {
     if (!detail.envelope) { replace(waveBox); return; }
-    const canvas = h('canvas', { id: 'wave', class: 'wave', tabindex: 0, role: 'slider', 'aria-label': 'Waveform: click to seek',
+    const canvas = h('canvas', { id: 'wave', class: 'wave', tabindex: 0, role: 'slider',
+      'aria-label': 'Waveform: click to seek',
       'aria-valuemin': 0, 'aria-valuemax': Math.round(detail.record.duration_ms / 1000), 'aria-valuenow': 0 });
     replace(waveBox, canvas);
     stops.push(attachWave(canvas, decodeEnvelope(detail.envelope.data), audio));
@@ -120,7 +125,8 @@ export async function recordPage(main, id, query, { navigate }) {
       return;
     }
     const list = h('ol', { class: 'sentences' }, sentences.map((sentence, index) =>
-      h('li', {}, h('button', { type: 'button', class: 'sentence', dataset: { start: sentence.start_ms, end: sentence.end_ms, index },
+      h('li', {}, h('button', { type: 'button', class: 'sentence',
+        dataset: { start: sentence.start_ms, end: sentence.end_ms, index },
         'aria-label': `${clock(sentence.start_ms)}${sentence.speaker ? ', ' + sentence.speaker : ''}: ${sentence.text}`,
         onclick: () => seek(sentence.start_ms) },
       h('span', { class: 'time' }, clock(sentence.start_ms)),
@@ -136,7 +142,12 @@ export async function recordPage(main, id, query, { navigate }) {
     for (const button of transcript.querySelectorAll('.sentence')) {
       const on = ms >= Number(button.dataset.start) && ms < Number(button.dataset.end);
       button.classList.toggle('playing', on);
-      if (on) { button.setAttribute('aria-current', 'true'); current = button; } else button.removeAttribute('aria-current');
+      if (on) {
+        button.setAttribute('aria-current', 'true');
+        current = button;
+      } else {
+        button.removeAttribute('aria-current');
+      }
     }
     if (current && !audio.paused && Date.now() > followPausedUntil) {
       current.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
@@ -145,7 +156,9 @@ export async function recordPage(main, id, query, { navigate }) {
   // Following the playing sentence pauses for a few seconds whenever the reader scrolls themselves.
   const pauseFollow = () => { followPausedUntil = Date.now() + 4000; };
   for (const type of ['wheel', 'touchmove', 'keydown']) window.addEventListener(type, pauseFollow, { passive: true });
-  stops.push(() => { for (const type of ['wheel', 'touchmove', 'keydown']) window.removeEventListener(type, pauseFollow); });
+  stops.push(() => {
+    for (const type of ['wheel', 'touchmove', 'keydown']) window.removeEventListener(type, pauseFollow);
+  });
   audio.addEventListener('timeupdate', highlight);
 
   function renderSpeakers() {
@@ -157,7 +170,8 @@ export async function recordPage(main, id, query, { navigate }) {
     return h('section', { class: 'card', id: 'speakers', 'aria-labelledby': 'speakers-title' },
       h('h2', { id: 'speakers-title' }, 'Speakers'),
       h('ul', { class: 'speaker-list' }, shown.map((name, index) => {
-        const input = h('input', { id: `speaker-${index}`, value: name, 'aria-label': `Name of ${labelOf(name)}`, maxlength: 64 });
+        const input = h('input',
+          { id: `speaker-${index}`, value: name, 'aria-label': `Name of ${labelOf(name)}`, maxlength: 64 });
         const error = h('span', { class: 'error', role: 'alert' });
         const save = async () => {
           const next = input.value.trim();
@@ -174,7 +188,7 @@ export async function recordPage(main, id, query, { navigate }) {
         // clicking elsewhere; Escape puts the name back.
         input.addEventListener('keydown', (event) => { if (event.key === 'Escape') input.value = name; });
         input.addEventListener('change', save);
-        return h('li', {}, h('label', { for: `speaker-${index}`, class: 'visually-hidden' }, `Rename ${name}`), input, error);
+        return h('li', {}, input, error);
       })));
   }
 
@@ -182,7 +196,8 @@ export async function recordPage(main, id, query, { navigate }) {
     const summary = detail.summary;
     if (!summary) return null;
     const point = (item) => h('li', {}, item.text, item.start_ms != null
-      ? [' ', h('button', { type: 'button', class: 'link', onclick: () => seek(item.start_ms) }, clock(item.start_ms))] : null);
+      ? [' ', h('button', { type: 'button', class: 'link', onclick: () => seek(item.start_ms) }, clock(item.start_ms))]
+      : null);
     return h('section', { class: 'card', id: 'summary', 'aria-labelledby': 'summary-title' },
       h('h2', { id: 'summary-title' }, 'Summary', summary.method === 'extractive' ? ' (extractive)' : ''),
       h('p', {}, summary.abstract),
@@ -203,7 +218,8 @@ export async function recordPage(main, id, query, { navigate }) {
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Original'),
             h('th', { scope: 'col' }, language))),
           h('tbody', {}, translation.sentences.map((sentence, index) => h('tr', {},
-            h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => seek(sentence.start_ms) }, clock(sentence.start_ms))),
+            h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => seek(sentence.start_ms) },
+              clock(sentence.start_ms))),
             h('td', {}, beside[index]), h('td', {}, sentence.text)))));
       }));
   }
@@ -250,14 +266,18 @@ export async function recordPage(main, id, query, { navigate }) {
     };
     return h('section', { class: 'card', id: 'tasks', 'aria-labelledby': 'tasks-title' },
       h('h2', { id: 'tasks-title' }, 'Tasks'),
-      h('ul', { class: 'task-list' }, (detail.tasks ?? []).map((task) => h('li', { class: 'task', dataset: { status: task.status } },
-        h('span', {}, TASK_NAMES[task.task_type] ?? 'Task', task.target_language ? ` → ${task.target_language}` : ''), ' ',
+      h('ul', { class: 'task-list' }, (detail.tasks ?? []).map((task) => h('li',
+        { class: 'task', dataset: { status: task.status } },
+        h('span', {}, TASK_NAMES[task.task_type] ?? 'Task', task.target_language ? ` → ${task.target_language}` : ''),
+        ' ',
         FINAL.has(task.status) ? null : h('progress', { max: 100, value: task.progress, 'aria-label': 'Progress' }),
         h('span', { class: 'status' }, ' ', task.status.toLowerCase(), task.error ? `: ${task.error}` : '')))),
       h('p', { class: 'actions' },
-        h('button', { type: 'button', id: 'run-transcribe', disabled: running(0), onclick: start({ task_type: 0, diarization: { enabled: true } }) },
+        h('button', { type: 'button', id: 'run-transcribe', disabled: running(0),
+          onclick: start({ task_type: 0, diarization: { enabled: true } }) },
           detail.transcript ? 'Transcribe again' : 'Transcribe'),
-        h('button', { type: 'button', id: 'run-summary', disabled: !detail.transcript || running(1), onclick: start({ task_type: 1 }) },
+        h('button', { type: 'button', id: 'run-summary', disabled: !detail.transcript || running(1),
+          onclick: start({ task_type: 1 }) },
           detail.summary ? 'Summarize again' : 'Summarize'),
         h('span', { class: 'inline' }, h('span', {}, 'Translate from'), from, 'to', language,
           h('button', { type: 'button', id: 'run-translate', disabled: !detail.transcript || running(2),

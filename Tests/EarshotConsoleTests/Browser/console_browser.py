@@ -46,8 +46,8 @@ class Console:
 
     def wait(self, condition, what, timeout=30):
         try:
-            # The page re-renders parts of itself (a saved rename, a finished task): an element found a moment ago may be
-            # gone, which only means "look again".
+            # The page re-renders parts of itself (a saved rename, a finished task): an element found a moment ago
+            # may be gone, which only means "look again".
             return WebDriverWait(self.driver, timeout, poll_frequency=0.2,
                                  ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition())
         except TimeoutException:
@@ -230,12 +230,18 @@ class Console:
         self.type_into("#speaker-0", "Alice" + Keys.ENTER)
         self.wait(lambda: "Alice" in [s.text for s in self.driver.find_elements(By.CSS_SELECTOR, ".sentence .speaker")],
                   "Alice in the transcript")
+        # A rename is saved when the field loses focus too: type, click elsewhere, nothing is lost.
+        second = self.wait(lambda: self.visible("#speaker-1").get_attribute("value"), "the second speaker's name")
+        self.type_into("#speaker-1", "Bea")
+        self.find("#transcript-title").click()
+        self.wait(lambda: "Bea" in [s.text for s in self.driver.find_elements(By.CSS_SELECTOR, ".sentence .speaker")],
+                  "Bea in the transcript after clicking elsewhere")
         self.driver.refresh()
-        self.wait(lambda: "Alice" in [s.text for s in self.driver.find_elements(By.CSS_SELECTOR, ".sentence .speaker")],
-                  "Alice in the transcript after a reload")
+        self.wait(lambda: {"Alice", "Bea"} <= {s.text for s in self.driver.find_elements(
+            By.CSS_SELECTOR, ".sentence .speaker")}, "Alice and Bea in the transcript after a reload")
         exported = self.api("GET", self.find("#export-txt").get_attribute("href"))
-        assert exported["status"] == 200 and "Alice" in exported["text"], exported
-        self.report(renamed=old, export=exported["text"][:200])
+        assert exported["status"] == 200 and "[Alice]" in exported["text"] and "[Bea]" in exported["text"], exported
+        self.report(renamed=[old, second], export=exported["text"][:200])
 
         self.step = "summarize"
         self.find("#run-summary").click()
