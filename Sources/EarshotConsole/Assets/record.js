@@ -27,6 +27,7 @@ export async function recordPage(main, id, query, { navigate }) {
     'aria-label': 'Recording' });
   const stops = [];
   let poll = null;
+  let left = false;
   let followPausedUntil = 0;
 
   const header = h('header', { class: 'record-head' });
@@ -297,13 +298,16 @@ export async function recordPage(main, id, query, { navigate }) {
   }
 
   async function refresh() {
-    detail = await api('GET', path);
+    const next = await api('GET', path);
+    if (left) return;
+    detail = next;
     renderAll();
     schedule();
   }
 
   function schedule() {
     clearTimeout(poll);
+    if (left) return; // a refresh that was under way when the page was left
     if ((detail.tasks ?? []).some((task) => !FINAL.has(task.status))) {
       poll = setTimeout(() => refresh().catch((error) => announce(error.message)), 1500);
     }
@@ -321,6 +325,7 @@ export async function recordPage(main, id, query, { navigate }) {
     highlight();
   }
   return () => {
+    left = true;
     clearTimeout(poll);
     audio.pause();
     audio.removeEventListener('timeupdate', highlight);
