@@ -62,11 +62,19 @@ targets += [
 
 // MARK: - Server and SDK
 targets += [
+    // The web console: HTML, CSS and JavaScript modules under Assets/, embedded in the binary, served at `/`.
+    .target(
+        name: "EarshotConsole", dependencies: ["EarshotHTTP", "EarshotCrypto"],
+        resources: [
+            "index.html", "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js",
+            "upload.js",
+        ].map { .embedInCode("Assets/" + $0) }),
     .target(
         name: "EarshotServer",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres", "EarshotS3",
             "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
+            "EarshotConsole",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -145,7 +153,8 @@ targets += [
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
-            "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotTestSupport", "EarshotServerTestSupport",
+            "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotConsole", "EarshotTestSupport",
+            "EarshotServerTestSupport",
         ],
         exclude: ["Fixtures"]),
     .testTarget(
@@ -154,6 +163,10 @@ targets += [
             "EarshotKit", "EarshotAPI", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto",
             "EarshotTestSupport", "EarshotServerTestSupport",
         ]),
+    // The web console in headless Chromium (Selenium, Browser/console_browser.py) against `earshot serve`.
+    .testTarget(
+        name: "EarshotConsoleTests", dependencies: ["earshot", "EarshotServer", "EarshotStore", "EarshotTestSupport"],
+        exclude: ["Browser"]),
     // End-to-end tests of the built binary (run as a child process).
     .testTarget(name: "EarshotCLITests", dependencies: ["earshot", "EarshotTestSupport"]),
     // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.

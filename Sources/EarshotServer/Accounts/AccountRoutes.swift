@@ -189,8 +189,10 @@ struct AccountRoutes: Sendable {
         return TokenResponse(accessToken: token, expiresIn: ttl)
     }
 
+    /// A session cookie. The session cookie is scoped to the API (`Path` = `api-prefix`); the CSRF cookie to the
+    /// whole site (`Path=/`), so the console's pages at `/` can read it and repeat it in `X-CSRF-Token`.
     private func cookie(_ name: String, _ value: String, maxAge: Int, httpOnly: Bool) -> String {
-        "\(name)=\(value); Path=\(cookiePath); Max-Age=\(maxAge); SameSite=Strict"
+        "\(name)=\(value); Path=\(httpOnly ? cookiePath : "/"); Max-Age=\(maxAge); SameSite=Strict"
             + (httpOnly ? "; HttpOnly" : "") + (secureCookies ? "; Secure" : "")
     }
 

@@ -1,3 +1,4 @@
+import EarshotConsole
 import EarshotCore
 import EarshotHTTP
 import EarshotPostgres
@@ -37,7 +38,12 @@ public struct Application: Sendable {
                 metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
                 extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
             ).register(on: router)
-            if configuration.role.servesAPI { services.register(on: router) }
+            if configuration.role.servesAPI {
+                services.register(on: router)
+                // The web console's page and files: not part of the API, so outside api-prefix and the OpenAPI
+                // document.
+                Console(apiPrefix: configuration.apiPrefix).register(on: router)
+            }
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
             do {
                 try await serve(server, services, onListening: onListening)

@@ -1,0 +1,70 @@
+// The console's shell: who is signed in, the routes (#/…), the header.
+import { api, whenSignedOut } from './api.js';
+import { signInPage, signUpPage, signOut } from './auth.js';
+import { libraryPage } from './library.js';
+import { recordPage } from './record.js';
+import { announce } from './dom.js';
+
+const main = document.getElementById('main');
+let account = null;
+let notice = '';
+let leave = null; // the current page's clean-up (stops polling and players)
+
+function navigate(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function signedIn(who) {
+  account = who;
+  document.getElementById('bar').hidden = false;
+  document.getElementById('who').textContent = who.nickname || who.email || who.phone || '';
+}
+
+function signedOut(message) {
+  account = null;
+  notice = message;
+  document.getElementById('bar').hidden = true;
+  navigate('#/sign-in');
+}
+
+whenSignedOut(() => {
+  if (account) signedOut('Your session has ended. Sign in again.');
+});
+
+/** "#/records/rec_1?t=5000" → {path: ['records', 'rec_1'], query: URLSearchParams}. */
+function parse(hash) {
+  const [path, query] = hash.replace(/^#\/?/, '').split('?');
+  return { path: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query ?? '') };
+}
+
+async function route() {
+  if (leave) { leave(); leave = null; }
+  const { path, query } = parse(location.hash);
+  const context = { navigate, signedIn, notice };
+  notice = '';
+  if (path[0] === 'sign-in') return signInPage(main, context);
+  if (path[0] === 'sign-up') return signUpPage(main, context);
+  if (!account) {
+    try {
+      signedIn(await api('GET', '/open/accounts/me', undefined, { open: true }));
+    } catch {
+      return navigate('#/sign-in');
+    }
+  }
+  if (path[0] === 'records' && path[1]) leave = await recordPage(main, path[1], query, context);
+  else leave = await libraryPage(main, query, context);
+  main.focus({ preventScroll: true });
+}
+
+document.getElementById('sign-out').addEventListener('click', async () => {
+  try {
+    await signOut();
+  } catch (error) {
+    announce(error.message);
+  }
+  signedOut('You are signed out.');
+});
+
+window.addEventListener('hashchange', route);
+route();

@@ -1,0 +1,132 @@
+import EarshotServer
+import EarshotStore
+import EarshotTestSupport
+import Foundation
+import Testing
+
+/// The web console in a real browser: `Browser/console_browser.py` drives Debian's headless Chromium through
+/// Selenium (both installed by `scripts/setup`) against a real `earshot serve`, as a person would — sign up with the
+/// code from the server's log channel, sign out and in, upload a non-audio file and a spoken dialogue, watch it
+/// transcribe, see the wave, click the third sentence, rename a speaker, search, open the hit, HTML in a title,
+/// another account's record, an ended session, delete — and times the first page of a 10,000-record library.
+/// Screenshots (1280 px and 390 px, light and dark) are saved under `.build/artifacts/console/`.
+@Suite(.serialized, .exclusive("speech decoding")) struct ConsoleBrowserTests {
+    static let password = "correct horse battery staple"
+    static let script = TestEnvironment.repository.appendingPathComponent(
+        "Tests/EarshotConsoleTests/Browser/console_browser.py")
+    static let python = TestEnvironment.home.appendingPathComponent("venv/bin/python")
+    static let artifacts = TestEnvironment.repository.appendingPathComponent(".build/artifacts/console")
+
+    /// The spoken dialogue: two espeak-ng voices taking turns, so diarization finds two speakers.
+    static let turns = Array(SpeechSynthesis.supportCallLines.prefix(4)).enumerated().map {
+        (voice: SpeechSynthesis.voices[$0.offset % 2], text: $0.element)
+    }
+
+    @Test(.timeLimit(.minutes(20))) func aPersonUsesTheConsoleFromSignUpToDelete() async throws {
+        let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", Self.python.path].filter {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard missing.isEmpty, SpeechSynthesis.available, TestEnvironment.exist(TestEnvironment.asrFastModel) else {
+            Issue.record("missing \(missing) or espeak-ng or the asr-fast model: run scripts/setup")
+            return
+        }
+        let directory = try TestEnvironment.makeTemporaryDirectory("console")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try? FileManager.default.removeItem(at: Self.artifacts)
+        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+
+        // Bob: a second account of the same tenant, with a library of 10,000 records.
+        let created = try await Program.earshot.run(
+            ["accounts", "create", "bob@example.com", "--nickname", "Bob", "--data-dir", directory.path],
+            input: Data((Self.password + "\n").utf8))
+        let bob = try #require(
+            created.stdout.split(separator: "\n").first { $0.hasPrefix("account_id: ") }.map {
+                String($0.dropFirst("account_id: ".count))
+            }, "\(created)")
+        try await Self.seed(10_000, for: bob, database: directory.appendingPathComponent("earshot.sqlite"))
+
+        let audio = directory.appendingPathComponent("support-call.wav")
+        try SpeechSynthesis.dialogue(Self.turns).wav.write(to: audio)
+        let codeFile = directory.appendingPathComponent("code")
+
+        // Extractive summaries: the summary step needs no language model (docs/notes.md). Small parts: the speech
+        // upload has several, so an interrupted one can resume.
+        let server = try await ServeProcess.start(
+            dataDirectory: directory.path,
+            arguments: ["--summary-method", "extractive", "--upload-chunk-size", "256KiB"])
+        defer { server.stop() }
+        let browser = try Program(Self.python).start([
+            Self.script.path, "--base", server.base, "--code-file", codeFile.path, "--audio", audio.path,
+            "--artifacts", Self.artifacts.path, "--email", "ada@example.com", "--other-email", "bob@example.com",
+            "--search", "headphones",
+        ])
+        defer { _ = browser.stop() }
+
+        // The code the sign-up sent, from the server's log channel, handed to the browser.
+        _ = try await browser.waitForLine(containing: "\"need_code\"", on: .stdout, timeout: .seconds(180))
+        let line = try await server.child.waitForLine(containing: "verification code is", timeout: .seconds(60))
+        let code = try #require(line.firstMatch(of: /code is ([0-9]{6})/)?.1, "no code in: \(line)")
+        try Data(code.utf8).write(to: codeFile)
+
+        let result = try await browser.waitForExit(timeout: .seconds(900))
+        try Data(result.stdoutData).write(to: Self.artifacts.appendingPathComponent("steps.jsonl"))
+        let steps = Self.steps(result.stdout)
+        #expect(
+            result.status == 0 && steps["done"] != nil,
+            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+
+        // What the user saw, in numbers.
+        if let seek = steps["click the third sentence"] {
+            let target = try #require(seek["target"] as? Double), now = try #require(seek["current_time"] as? Double)
+            #expect(now >= target - 0.05 && now < target + 1.5, "currentTime \(now) for a sentence at \(target) s")
+        }
+        if let wave = steps["waveform"] { #expect((wave["buckets"] as? Int ?? 0) > 100) }
+        if let timing = steps["first page of a large library"] {
+            let times = try #require(timing["render_ms"] as? [Double]).sorted()
+            #expect(timing["rows"] as? Int == 50)
+            #expect(times[times.count / 2] < 300, "first page of 10,000 records rendered in \(times) ms")
+        }
+        let shots = try FileManager.default.contentsOfDirectory(atPath: Self.artifacts.path).filter {
+            $0.hasSuffix(".png")
+        }
+        for page in ["sign-in", "record", "library"] {
+            for variant in ["1280-light", "1280-dark", "390-light", "390-dark"] {
+                #expect(shots.contains("\(page)-\(variant).png"), "no screenshot \(page)-\(variant)")
+            }
+        }
+    }
+
+    /// The script's JSON lines by step (`done` for the last line).
+    static func steps(_ output: String) -> [String: [String: Any]] {
+        var steps: [String: [String: Any]] = [:]
+        for line in output.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                continue
+            }
+            if object["done"] != nil { steps["done"] = object }
+            if let step = object["step"] as? String { steps[step, default: [:]].merge(object) { $1 } }
+        }
+        return steps
+    }
+
+    /// Inserts `count` records of `user` (a minute apart, newest last) into the server's database, as the records
+    /// benchmark does: the list reads only these columns.
+    static func seed(_ count: Int, for user: String, database: URL) async throws {
+        let store = try await SQLiteMetadataStore(
+            configuration: .init(location: .file(database), schema: ServerSchema.components))
+        try await store.write { db in
+            for index in 0..<count {
+                let id = String(format: "rec_seed%016d", index)  // a valid id: 20 characters of the id alphabet
+                try db.execute(
+                    "INSERT INTO records (id, partner_id, user_id, file_id, title, tags, record_time, duration_ms, "
+                        + "source, created_at, updated_at) "
+                        + "VALUES (?, 'ptn_00000000000000000000', ?, ?, ?, '[\"seeded\"]', ?, 61000, 'import', 0, 0)",
+                    [
+                        .text(id), .text(user), .text("file_" + id), .text("Seeded recording \(index)"),
+                        .integer(1_700_000_000_000 + Int64(index) * 60_000),
+                    ])
+            }
+        }
+        await store.close()
+    }
+}
