@@ -27,6 +27,9 @@ targets += [
     .target(name: "EarshotCrypto", dependencies: ["CCrypto"]),
     // Wire types shared by server, SDK and CLI; Foundation only, compiles for iOS.
     .target(name: "EarshotAPI"),
+    // The recorder device protocol (frames, CRC-32, messages) spoken by devices, the simulator and the SDK; no
+    // dependencies, compiles for iOS.
+    .target(name: "EarshotDevice"),
 ]
 
 // MARK: - Infrastructure: HTTP server, metadata/blob stores and the job queue
@@ -112,6 +115,7 @@ targets += [
     .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"]),
     .testTarget(name: "EarshotCryptoTests", dependencies: ["EarshotCrypto"]),
     .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"]),
+    .testTarget(name: "EarshotDeviceTests", dependencies: ["EarshotDevice"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
