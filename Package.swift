@@ -19,6 +19,7 @@ targets += [
     .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
@@ -45,7 +46,7 @@ targets += [
 
 // MARK: - Speech: audio decoding, models, the whisper.cpp engine, speakers, notes, evaluation
 targets += [
-    .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg"]),
+    .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg", "COpus"]),
     .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"]),
     .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "EarshotAudio", "EarshotModels", "CWhisper"]),
     .target(name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech", "COpenBLAS"]),
