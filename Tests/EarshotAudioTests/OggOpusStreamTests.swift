@@ -73,3 +73,43 @@ import Testing
         #expect(throws: AudioError.self) { try OpusEncoder().encode([0, 0]) }
     }
 }
+
+/// Recovering what a recorder had written when it lost power.
+@Suite struct OggOpusScanTests {
+    @Test func aFinishedFileScansWhole() throws {
+        let stream = try OggOpusStream()
+        var bytes = stream.start()
+        bytes += try stream.append([Float](repeating: 0.1, count: 3 * 16_000 + 5))
+        bytes += try stream.finish()
+        #expect(OggOpusScan.scan(bytes) == OggOpusScan(validLength: bytes.count, durationMs: 3_000, ended: true))
+    }
+
+    @Test func aCutOffFileKeepsItsWholePagesAndTheyDecode() throws {
+        let reference = try TestAudio.jfkReference()
+        let stream = try OggOpusStream()
+        var bytes = stream.start()
+        bytes += try stream.append(Array(reference.prefix(5 * 16_000 + 100)))
+        let pages = bytes.count
+        bytes += try stream.append(Array(reference[(5 * 16_000 + 100)..<(6 * 16_000 + 900)]))
+        let cut = Array(bytes.prefix(pages + 150))  // power lost mid-page
+        let scan = try #require(OggOpusScan.scan(cut))
+        #expect(scan.validLength == pages && !scan.ended)
+        // Five seconds of whole pages, less the encoder's look-ahead (6.5 ms) still inside the last packet.
+        #expect((4_990...5_000).contains(scan.durationMs), "\(scan.durationMs) ms")
+        let directory = try TemporaryDirectory()
+        let file = directory.file("kept.ogg")
+        try Data(cut.prefix(scan.validLength)).write(to: file)
+        #expect(try AudioDecoder(contentsOf: file).decodeAll().count >= 4 * 16_000)
+    }
+
+    @Test func aDamagedPageEndsTheScanAndNoHeaderMeansNothing() throws {
+        let stream = try OggOpusStream()
+        var bytes = stream.start()
+        let headers = bytes.count
+        bytes += try stream.append([Float](repeating: 0.1, count: 2 * 16_000))
+        bytes[headers + 40] ^= 0xFF
+        #expect(OggOpusScan.scan(bytes)?.validLength == headers)
+        #expect(OggOpusScan.scan(Array(bytes.prefix(20))) == nil)
+        #expect(OggOpusScan.scan(Array("RIFF....WAVE".utf8)) == nil)
+    }
+}
