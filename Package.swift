@@ -52,6 +52,9 @@ targets += [
     .target(name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech", "COpenBLAS"]),
     // Summaries and translations of transcripts through a chat-completions language model.
     .target(name: "EarshotNotes", dependencies: ["EarshotCore"]),
+    // A recorder device that really runs (storage, Opus recording, binding, the device protocol): the simulator.
+    .target(
+        name: "EarshotRecorder", dependencies: ["EarshotCore", "EarshotCrypto", "EarshotDevice", "EarshotAudio"]),
     .target(
         name: "EarshotEval", dependencies: ["EarshotCore"],
         resources: [.embedInCode("Normalization/american-spellings.txt")]),
@@ -117,6 +120,9 @@ targets += [
     .testTarget(name: "EarshotCryptoTests", dependencies: ["EarshotCrypto"]),
     .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"]),
     .testTarget(name: "EarshotDeviceTests", dependencies: ["EarshotDevice"]),
+    .testTarget(
+        name: "EarshotRecorderTests",
+        dependencies: ["EarshotRecorder", "EarshotDevice", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
