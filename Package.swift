@@ -80,7 +80,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization", "EarshotAccounts",
+            "EarshotDiarization", "EarshotAccounts", "EarshotRecorder",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -155,7 +155,8 @@ targets += [
             "EarshotTestSupport", "EarshotServerTestSupport",
         ]),
     // End-to-end tests of the built binary (run as a child process).
-    .testTarget(name: "EarshotCLITests", dependencies: ["earshot", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotCLITests", dependencies: ["earshot", "EarshotTestSupport", "EarshotDevice", "EarshotCrypto"]),
     // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.
     .testTarget(
         name: "PartnerBackendTests",

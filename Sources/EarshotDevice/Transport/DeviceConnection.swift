@@ -26,6 +26,8 @@ public final class DeviceConnection: @unchecked Sendable {
 
     private struct Pending {
         var responses: [DeviceResponse] = []
+        /// The last response arrived (it may arrive before its requester waits for it).
+        var complete = false
         var continuation: CheckedContinuation<[DeviceResponse], any Error>?
     }
 
@@ -115,8 +117,14 @@ public final class DeviceConnection: @unchecked Sendable {
                 try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         let ready: Result<[DeviceResponse], any Error>? = self.lock.withLock {
+                            guard let entry = self.pending[sequence] else {
+                                return .failure(self.closedReason ?? CancellationError())
+                            }
+                            if entry.complete {
+                                self.pending[sequence] = nil
+                                return .success(entry.responses)
+                            }
                             if let reason = self.closedReason { return .failure(reason) }
-                            guard self.pending[sequence] != nil else { return .failure(CancellationError()) }
                             self.pending[sequence]?.continuation = continuation
                             return nil
                         }
@@ -183,8 +191,9 @@ public final class DeviceConnection: @unchecked Sendable {
             let ready = lock.withLock { () -> (CheckedContinuation<[DeviceResponse], any Error>, [DeviceResponse])? in
                 guard var entry = pending[sequence] else { return nil }
                 entry.responses.append(response)
+                entry.complete = complete
                 guard complete, let continuation = entry.continuation else {
-                    pending[sequence] = entry
+                    pending[sequence] = entry  // complete before its requester waits: picked up when it does
                     return nil
                 }
                 pending[sequence] = nil
