@@ -21,6 +21,7 @@ targets += [
     .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
@@ -29,6 +30,9 @@ targets += [
     .target(name: "EarshotCrypto", dependencies: ["CCrypto"]),
     // Wire types shared by server, SDK and CLI; Foundation only, compiles for iOS.
     .target(name: "EarshotAPI"),
+    // The recorder device protocol (frames, CRC-32, messages) spoken by devices, the simulator and the SDK; no
+    // dependencies, compiles for iOS.
+    .target(name: "EarshotDevice"),
 ]
 
 // MARK: - Infrastructure: HTTP server, metadata/blob stores and the job queue
@@ -48,13 +52,16 @@ targets += [
 
 // MARK: - Speech: audio decoding, models, the whisper.cpp engine, speakers, notes, evaluation
 targets += [
-    .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg"]),
+    .target(name: "EarshotAudio", dependencies: ["EarshotCore", "CFFmpeg", "COpus"]),
     .target(name: "EarshotModels", dependencies: ["EarshotCore", "EarshotCrypto"]),
     .target(
         name: "EarshotSpeech", dependencies: ["EarshotCore", "EarshotAudio", "EarshotModels", "CWhisper", "CZlib"]),
     .target(name: "EarshotDiarization", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech", "COpenBLAS"]),
     // Summaries and translations of transcripts through a chat-completions language model.
     .target(name: "EarshotNotes", dependencies: ["EarshotCore"]),
+    // A recorder device that really runs (storage, Opus recording, binding, the device protocol): the simulator.
+    .target(
+        name: "EarshotRecorder", dependencies: ["EarshotCore", "EarshotCrypto", "EarshotDevice", "EarshotAudio"]),
     .target(
         name: "EarshotEval", dependencies: ["EarshotCore"],
         resources: [.embedInCode("Normalization/american-spellings.txt")]),
@@ -88,7 +95,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts",
+            "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts", "EarshotRecorder",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -127,6 +134,10 @@ targets += [
     .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"]),
     .testTarget(name: "EarshotCryptoTests", dependencies: ["EarshotCrypto"]),
     .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"]),
+    .testTarget(name: "EarshotDeviceTests", dependencies: ["EarshotDevice"]),
+    .testTarget(
+        name: "EarshotRecorderTests",
+        dependencies: ["EarshotRecorder", "EarshotDevice", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
@@ -168,7 +179,8 @@ targets += [
         name: "EarshotConsoleTests", dependencies: ["earshot", "EarshotServer", "EarshotStore", "EarshotTestSupport"],
         exclude: ["Browser"]),
     // End-to-end tests of the built binary (run as a child process).
-    .testTarget(name: "EarshotCLITests", dependencies: ["earshot", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotCLITests", dependencies: ["earshot", "EarshotTestSupport", "EarshotDevice", "EarshotCrypto"]),
     // The seed's whole flow across real processes: `earshot serve` + partner-backend + an app on EarshotKit.
     .testTarget(
         name: "PartnerBackendTests",

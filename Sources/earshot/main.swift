@@ -27,6 +27,7 @@ let commands: [any Command.Type] = [
     RecordsShowCommand.self,
     RecordsSummarizeCommand.self,
     RecordsTranslateCommand.self,
+    DeviceSimulateCommand.self,
 ]
 
 let root = CommandSpec(

@@ -19,13 +19,14 @@ import Testing
     /// A tree with `Package.swift` declaring `platforms` and the planted `Sources/EarshotKit/Bad.swift` below.
     func plantedTree(platforms: String?) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("lint-kit-\(UUID())")
-        for module in ["EarshotKit", "EarshotAPI"] {
+        for module in ["EarshotKit", "EarshotAPI", "EarshotDevice"] {
             try FileManager.default.createDirectory(
                 at: root.appendingPathComponent("Sources/\(module)"), withIntermediateDirectories: true)
         }
         try Data(
             """
             targets += [.target(name: "EarshotAPI", swiftSettings: s)]
+            targets += [.target(name: "EarshotDevice", swiftSettings: s)]
             targets += [.target(name: "EarshotKit", dependencies: ["EarshotAPI", "EarshotCore"], swiftSettings: s)]
             let package = Package(name: "Planted", \(platforms.map { "platforms: \($0), " } ?? "")targets: targets)
             """.utf8

@@ -476,28 +476,11 @@ func parseDuration(_ text: String) -> Duration? {
     return .milliseconds(Int64((seconds * 1000).rounded()))
 }
 
-/// A byte count the way settings are written: `4KiB`, `1MiB`, `2GiB`, else `N bytes`.
-func formatByteSize(_ bytes: Int) -> String {
-    for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0
-    {
-        return "\(bytes >> shift)\(unit)"
-    }
-    return bytes == 1 ? "1 byte" : "\(bytes) bytes"
-}
+/// A byte count the way settings are written (``ByteSize/format(_:)``).
+func formatByteSize(_ bytes: Int) -> String { ByteSize.format(bytes) }
 
-/// `1MiB`, `512KiB`, `10MB`, `2GiB`, or a plain byte count.
-func parseByteSize(_ text: String) -> Int? {
-    let units: [(String, Int)] = [
-        ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("KB", 1000), ("MB", 1_000_000), ("GB", 1_000_000_000),
-        ("B", 1),
-    ]
-    for (suffix, scale) in units where text.hasSuffix(suffix) {
-        guard let number = Double(text.dropLast(suffix.count)), number >= 0, number < 1e15 else { return nil }
-        return Int(number * Double(scale))
-    }
-    guard let bytes = Int(text), bytes >= 0 else { return nil }
-    return bytes
-}
+/// A byte count as settings accept it (``ByteSize/parse(_:)``).
+func parseByteSize(_ text: String) -> Int? { ByteSize.parse(text) }
 
 /// True for a literal IPv4 or IPv6 address.
 func isIPAddress(_ text: String) -> Bool {

@@ -1,0 +1,254 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A client's side of the device protocol over a ``StreamSocket``: numbered requests matched with their
+/// responses, a read's chunks gathered, events delivered as they come, a time limit on every request.
+///
+/// One reader thread per connection turns the socket's bytes into messages. Requests may be issued from several
+/// tasks at once; each waits for its own answer. After ``close()`` (or when the device goes away) waiting requests
+/// fail with ``DeviceProtocolError/Code/disconnected``.
+public final class DeviceConnection: @unchecked Sendable {
+    // SAFETY: mutable state (`pending`, `nextSequence`, `frameSize`, `closedReason`, the event continuation) is
+    // only touched under `lock`; `socket` is thread-safe.
+    private let socket: StreamSocket
+    private let lock = SocketLock()
+    private var pending: [UInt16: Pending] = [:]
+    private var nextSequence: UInt16 = 1
+    private var frameSize = Frame.minimumSize
+    private var closedReason: DeviceProtocolError?
+    private var eventContinuation: AsyncStream<DeviceEvent>.Continuation?
+
+    /// What the device reports unasked, until the connection closes.
+    public let events: AsyncStream<DeviceEvent>
+
+    private struct Pending {
+        var responses: [DeviceResponse] = []
+        /// The last response arrived (it may arrive before its requester waits for it).
+        var complete = false
+        var continuation: CheckedContinuation<[DeviceResponse], any Error>?
+    }
+
+    /// A connection over `socket`; starts its reader thread.
+    public init(socket: StreamSocket) {
+        self.socket = socket
+        var continuation: AsyncStream<DeviceEvent>.Continuation?
+        events = AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation = $0 }
+        eventContinuation = continuation
+        let thread = ReaderThread { [self] in readLoop() }
+        thread.start()
+    }
+
+    /// Connects to a device listening on `host`:`port` (the simulator's link).
+    public convenience init(host: String = "127.0.0.1", port: Int) throws(DeviceProtocolError) {
+        self.init(socket: try StreamSocket.connect(host: host, port: port))
+    }
+
+    deinit { close() }
+
+    /// The frame size in use (the minimum until ``hello(_:timeout:)`` negotiated a larger one).
+    public var maximumFrameSize: Int { lock.withLock { frameSize } }
+
+    /// Says hello and adopts the negotiated frame size.
+    ///
+    /// - Throws: ``DeviceProtocolError`` from the device, or `disconnected`.
+    public func hello(_ hello: HelloRequest, timeoutSeconds: Double = 10) async throws -> HelloReply {
+        guard case .hello(let reply) = try await single(.hello(hello), timeoutSeconds: timeoutSeconds) else {
+            throw DeviceProtocolError(.unexpected, "hello was not answered with hello")
+        }
+        lock.withLock { frameSize = max(Frame.minimumSize, Int(reply.maximumFrameSize)) }
+        return reply
+    }
+
+    /// Sends `request` and returns its one response (a `read` is answered by ``read(recording:offset:length:
+    /// timeoutSeconds:)``).
+    ///
+    /// - Throws: the device's ``DeviceProtocolError`` when it refused; `disconnected` when the link went away or
+    ///   no answer came in time (the request may still have taken effect: acknowledgements are safe to repeat).
+    public func single(_ request: DeviceRequest, timeoutSeconds: Double = 10) async throws -> DeviceResponse {
+        let responses = try await send(request, timeoutSeconds: timeoutSeconds)
+        if case .failed(let error) = responses.last { throw error }
+        guard let response = responses.first else {
+            throw DeviceProtocolError(.unexpected, "no response to \(request.opcode)")
+        }
+        return response
+    }
+
+    /// Reads up to `length` bytes of a recording from `offset`; fewer at its end.
+    ///
+    /// - Throws: as ``single(_:timeoutSeconds:)``.
+    public func read(recording: UInt32, offset: UInt64, length: UInt32, timeoutSeconds: Double = 30) async throws
+        -> [UInt8]
+    {
+        let responses = try await send(
+            .read(recording: recording, offset: offset, length: length), timeoutSeconds: timeoutSeconds)
+        if case .failed(let error) = responses.last { throw error }
+        var bytes: [UInt8] = []
+        for case .chunk(let chunk) in responses {
+            guard chunk.recording == recording, chunk.offset == offset + UInt64(bytes.count) else {
+                throw DeviceProtocolError(.unexpected, "a chunk out of order (offset \(chunk.offset))")
+            }
+            bytes += chunk.bytes
+        }
+        return bytes
+    }
+
+    /// Closes the link; waiting requests fail with `disconnected`.
+    public func close() {
+        socket.close()
+        finish(DeviceProtocolError(.disconnected, "the connection was closed"))
+    }
+
+    // MARK: Private
+
+    private func send(_ request: DeviceRequest, timeoutSeconds: Double) async throws -> [DeviceResponse] {
+        let (sequence, size): (UInt16, Int) = try lock.withLock { () throws(DeviceProtocolError) in
+            if let closedReason { throw closedReason }
+            let sequence = nextSequence
+            nextSequence = nextSequence == UInt16.max ? 1 : nextSequence + 1
+            pending[sequence] = Pending()
+            return (sequence, frameSize)
+        }
+        let timeout = UInt64(max(timeoutSeconds, 0) * 1_000_000_000)
+        return try await withThrowingTaskGroup(of: [DeviceResponse].self) { group in
+            group.addTask {
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let ready: Result<[DeviceResponse], any Error>? = self.lock.withLock {
+                            guard let entry = self.pending[sequence] else {
+                                return .failure(self.closedReason ?? CancellationError())
+                            }
+                            if entry.complete {
+                                self.pending[sequence] = nil
+                                return .success(entry.responses)
+                            }
+                            if let reason = self.closedReason { return .failure(reason) }
+                            self.pending[sequence]?.continuation = continuation
+                            return nil
+                        }
+                        if let ready { continuation.resume(with: ready) }
+                    }
+                } onCancel: {
+                    let waiting = self.lock.withLock { self.pending.removeValue(forKey: sequence)?.continuation }
+                    waiting?.resume(throwing: CancellationError())
+                }
+            }
+            group.addTask {
+                try await Task.sleep(nanoseconds: timeout)
+                throw DeviceProtocolError(
+                    .disconnected, "no answer to \(request.opcode) within \(timeoutSeconds) s")
+            }
+            do {
+                try socket.send(request.envelope(sequence: sequence).encoded(maximumFrameSize: size))
+                let result = try await group.next()!
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    private func readLoop() {
+        var decoder = FrameDecoder()
+        var assembler = MessageAssembler()
+        while true {
+            let bytes: [UInt8]
+            do { bytes = try socket.receive(maximum: 16_384) } catch {
+                finish(error)
+                return
+            }
+            if bytes.isEmpty {
+                finish(DeviceProtocolError(.disconnected, "the device closed the connection"))
+                return
+            }
+            decoder.append(bytes)
+            while true {
+                do {
+                    guard let frame = try decoder.next() else { break }
+                    guard let envelope = try assembler.add(frame) else { continue }
+                    deliver(try DeviceMessage(envelope))
+                } catch {
+                    continue  // a damaged frame: its request times out and is retried by its caller
+                }
+            }
+        }
+    }
+
+    private func deliver(_ message: DeviceMessage) {
+        switch message {
+        case .event(let event, _):
+            _ = lock.withLock { eventContinuation?.yield(event) }
+        case .response(let response, _, let sequence):
+            let complete: Bool
+            switch response {
+            case .chunk(let chunk): complete = chunk.final
+            default: complete = true
+            }
+            let ready = lock.withLock { () -> (CheckedContinuation<[DeviceResponse], any Error>, [DeviceResponse])? in
+                guard var entry = pending[sequence] else { return nil }
+                entry.responses.append(response)
+                entry.complete = complete
+                guard complete, let continuation = entry.continuation else {
+                    pending[sequence] = entry  // complete before its requester waits: picked up when it does
+                    return nil
+                }
+                pending[sequence] = nil
+                return (continuation, entry.responses)
+            }
+            if let (continuation, responses) = ready { continuation.resume(returning: responses) }
+        case .request:
+            break  // devices do not ask
+        }
+    }
+
+    private func finish(_ reason: DeviceProtocolError) {
+        let (waiting, events) = lock.withLock {
+            () -> ([CheckedContinuation<[DeviceResponse], any Error>], AsyncStream<DeviceEvent>.Continuation?) in
+            if closedReason == nil { closedReason = reason }
+            let waiting = pending.values.compactMap(\.continuation)
+            pending.removeAll()
+            defer { eventContinuation = nil }
+            return (waiting, eventContinuation)
+        }
+        for continuation in waiting { continuation.resume(throwing: reason) }
+        events?.finish()
+    }
+}
+
+/// A detached POSIX thread running one closure (Foundation's `Thread` is not available to this module).
+final class ReaderThread: @unchecked Sendable {
+    // SAFETY: `body` is set once at creation and only run by the new thread.
+    private let body: () -> Void
+
+    init(_ body: @escaping () -> Void) {
+        self.body = body
+    }
+
+    func start() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        #if canImport(Glibc)
+            let created = pthread_create(
+                &thread, nil,
+                { context in
+                    let owner = Unmanaged<ReaderThread>.fromOpaque(context!).takeRetainedValue()
+                    owner.body()
+                    return nil
+                }, context)
+        #else
+            let created = pthread_create(
+                &thread, nil,
+                { context in
+                    let owner = Unmanaged<ReaderThread>.fromOpaque(context).takeRetainedValue()
+                    owner.body()
+                    return nil
+                }, context)
+        #endif
+        precondition(created == 0, "pthread_create failed: \(created)")
+        pthread_detach(thread)
+    }
+}
