@@ -11,7 +11,7 @@ public import Foundation
 /// runs the jobs it creates itself — never anyone else's.
 public struct LocalLibrary: Sendable {
     let services: Services
-    let metadata: SQLiteMetadataStore
+    let metadata: any MetadataStore
 
     /// What a note should get.
     public struct NoteRequest: Sendable {
@@ -55,8 +55,7 @@ public struct LocalLibrary: Sendable {
     public static func open(_ configuration: ServerConfiguration) async throws -> LocalLibrary {
         let metadata = try await Application.openMetadataStore(configuration)
         do {
-            let blobs = try await FileSystemBlobStore(
-                root: URL(fileURLWithPath: configuration.resolvedBlobDirectory))
+            let blobs = try await Application.openBlobStore(configuration)
             return LocalLibrary(
                 services: Services(configuration: configuration, metadata: metadata, blobs: blobs), metadata: metadata)
         } catch {
