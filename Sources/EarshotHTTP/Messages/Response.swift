@@ -43,7 +43,7 @@ public struct Response: Sendable {
         Response(status: status, headers: ["Content-Type": contentType], body: .bytes(Array(text.utf8)))
     }
 
-    /// A JSON body encoded with `JSONEncoder` (`.withoutEscapingSlashes`, ISO-8601 dates).
+    /// A JSON body encoded with `JSONEncoder` (sorted keys, `.withoutEscapingSlashes`, ISO-8601 dates).
     ///
     /// Throws `EncodingError` only for values JSON cannot represent (a non-finite `Double`); the server turns that
     /// into a 500.
@@ -91,11 +91,13 @@ struct ErrorBody: Codable {
     var error: Detail
 }
 
-/// Shared JSON settings for request and response bodies.
+/// Shared JSON settings for request and response bodies. Keys are sorted: JSONEncoder's keyed containers are
+/// unordered (hash order, which differs between two encodings of the same value), and equal answers must be
+/// byte-identical (an error for another tenant's id and for a missing one, a replayed request).
 enum JSONCoding {
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
