@@ -42,6 +42,16 @@ extension JobQueue {
                     """,
                 legacy: .init(
                     version: 4, name: "jobs",
-                    checksum: "ce94d056b5b279a93c73ffab51fa845e960a7b05e2064210fea3403040cc75ad"))
+                    checksum: "ce94d056b5b279a93c73ffab51fa845e960a7b05e2064210fea3403040cc75ad")),
+            Migration(
+                version: 2, name: "lost_leases_and_partitions",
+                sql: """
+                    -- A lease that expired (the process running the job crashed, was killed or hung) is not the job's
+                    -- fault: it is counted in lost_leases, apart from the attempts the job itself failed, and has its
+                    -- own, higher bound (JobQueue.maximumLostLeases). partition_key names what a job competes for (a
+                    -- webhook's callback host): a claim can skip partitions that are busy in the claiming process.
+                    ALTER TABLE jobs ADD COLUMN lost_leases INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE jobs ADD COLUMN partition_key TEXT;
+                    """),
         ])
 }
