@@ -46,6 +46,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let bleUnavailable = ErrorCode(rawValue: "BLE_UNAVAILABLE")
     /// A dependency is temporarily unavailable; retry later (503).
     public static let unavailable = ErrorCode(rawValue: "UNAVAILABLE")
+    /// The server's disk is full: nothing can be stored until its operator frees space; retry later (507).
+    public static let insufficientStorage = ErrorCode(rawValue: "INSUFFICIENT_STORAGE")
+    /// The request URI is too long, or its query has too many parameters (414).
+    public static let uriTooLong = ErrorCode(rawValue: "URI_TOO_LONG")
     /// An unexpected server fault; the message carries the request id (500).
     public static let `internal` = ErrorCode(rawValue: "INTERNAL")
 }

@@ -33,7 +33,12 @@ public struct Application: Sendable {
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
             HealthRoutes(
                 metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
-                extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
+                extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() },
+                storagePaths: [
+                    configuration.resolvedBlobDirectory,
+                    (configuration.resolvedDatabasePath as NSString).deletingLastPathComponent,
+                ],
+                minimumFreeSpace: configuration.minFreeSpace
             ).register(on: router)
             services.register(on: router)
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)

@@ -14,6 +14,8 @@ import Foundation
 struct Services: Sendable {
     let keyring: Keyring
     let tokens: TokenService
+    /// The rate-limited client-credentials check of `POST /open/partner/token`.
+    let credentials: CredentialGate
     let uploads: UploadService
     let links: PublicLinks
     let queue: JobQueue
@@ -35,8 +37,10 @@ struct Services: Sendable {
     let notes: any NoteProcessing
     /// The built-in language model's child process, when `notes` uses it (run by `Application.run`).
     let managedLanguageModel: ManagedLlamaServer?
-    /// The HTTP client of webhook deliveries.
-    private let webhookSession = URLSession(configuration: .ephemeral)
+    /// The HTTP client of webhook deliveries (it follows no redirect).
+    private let webhookSession = WebhookSession.make()
+    /// Where webhooks may go (`webhook-allow-networks`).
+    let callbacks: CallbackPolicy
     private let logger = Logger(label: "maintenance")
 
     init(
@@ -58,6 +62,7 @@ struct Services: Sendable {
             metadata: metadata,
             configuration: .init(rotationInterval: configuration.signingKeyRotation, retention: retention), now: now)
         let partners = PartnerDirectory(metadata: metadata, now: now)
+        credentials = CredentialGate(partners: partners)
         tokens = TokenService(
             keyring: keyring, partners: partners,
             configuration: .init(
@@ -66,7 +71,8 @@ struct Services: Sendable {
             now: now)
         links = PublicLinks(configuredBase: configuration.publicURL, prefix: configuration.apiPrefix)
         uploads = UploadService(
-            metadata: metadata, blobs: blobs, signer: URLSigner(keyring: keyring, now: now), links: links,
+            metadata: metadata, blobs: blobs, signer: URLSigner(keyring: keyring, partners: partners, now: now),
+            links: links,
             configuration: .init(
                 chunkSize: configuration.uploadChunkSize, maxFileSize: configuration.uploadMaxFileSize,
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
@@ -78,6 +84,8 @@ struct Services: Sendable {
             configuration: .init(
                 models: ModelStore(home: models), concurrentDecodes: configuration.workers,
                 allowTruncatedAudio: true))
+        let callbacks = CallbackPolicy(allowed: configuration.webhookAllowNetworks.compactMap(NetworkRange.init))
+        self.callbacks = callbacks
         let signal = JobSignal()
         let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod, signal: signal)
         self.webhooks = webhooks
@@ -99,10 +107,13 @@ struct Services: Sendable {
             kinds + [
                 WebhookJob(
                     policy: JobPolicy(
-                        concurrency: 4, lease: configuration.webhookTimeout + .seconds(30),
-                        retryDelay: configuration.webhookRetryDelay, maximumRetryDelay: .seconds(3600)),
-                    timeout: configuration.webhookTimeout, metadata: metadata, webhooks: webhooks, metrics: metrics,
-                    session: webhookSession)
+                        concurrency: configuration.webhookConcurrency,
+                        lease: configuration.webhookTimeout + .seconds(30),
+                        retryDelay: configuration.webhookRetryDelay, maximumRetryDelay: .seconds(3600),
+                        tenantLimit: max(1, configuration.webhookConcurrency / 2),
+                        partitionLimit: configuration.webhookHostConcurrency),
+                    timeout: configuration.webhookTimeout, metadata: metadata, webhooks: webhooks,
+                    callbacks: callbacks, metrics: metrics, session: webhookSession)
             ])
         jobs = registry
         // What must commit with a job's final state (a webhook delivery, a record's new transcript) is its kind's
@@ -112,7 +123,7 @@ struct Services: Sendable {
             onDelete: { db, ids in try webhooks.forget(db, jobIDs: ids) }, signal: signal)
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
-            maxAttempts: configuration.taskMaxAttempts)
+            callbacks: callbacks, maxAttempts: configuration.taskMaxAttempts)
         admission = DecodeAdmission(
             configuration: .init(
                 slots: configuration.openAIConcurrency, maxWaiting: configuration.openAIConcurrency,
@@ -136,7 +147,7 @@ struct Services: Sendable {
             builder: router.group(configuration.apiPrefix.isEmpty ? "/" : configuration.apiPrefix), tokens: tokens,
             signer: uploads.signer)
         let spool = (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
-        AuthRoutes(tokens: tokens).register(on: api)
+        AuthRoutes(tokens: tokens, credentials: credentials).register(on: api)
         UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
         RecordsRoutes(records: records).register(on: api)
@@ -153,12 +164,14 @@ struct Services: Sendable {
         OpenAPIRoutes(links: links).register(on: router)
     }
 
-    /// Collects abandoned uploads and rotates/expires signing keys every `interval`, until cancelled. A failed
+    /// Collects abandoned uploads and temporary files no process owns, and rotates/expires signing keys every
+    /// `interval`, until cancelled. A failed
     /// round is logged and retried at the next one.
     func maintain(every interval: Duration) async {
         while !Task.isCancelled {
             do {
                 try await uploads.sweep()
+                if let files = blobs as? FileSystemBlobStore { try await files.removeStaleTemporaryFiles() }
                 try await keyring.maintain()
             } catch is CancellationError {
                 return

@@ -10,8 +10,13 @@ struct Principal: Sendable, Equatable {
     let scopes: Set<String>
     /// The token id (`jti`), for logs.
     let tokenID: String
+    /// The partner's generation the token carries (a user token made from it carries the same).
+    var generation = 1
 
     var isPartner: Bool { userID == nil }
+
+    /// Who the signed URLs made for this caller are issued for.
+    var issuer: URLSigner.Issuer { URLSigner.Issuer(partnerID: partnerID, generation: generation) }
 
     /// Throws 403 `FORBIDDEN` unless this is a partner token.
     func requirePartner() throws(PlatformError) {

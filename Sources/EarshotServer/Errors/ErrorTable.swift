@@ -1,4 +1,5 @@
 import EarshotAPI
+import EarshotCore
 import EarshotDiarization
 import EarshotHTTP
 import EarshotModels
@@ -17,9 +18,16 @@ enum ErrorTable {
         // runs `make models`; say so instead of a bare 500.
         case let error as ModelError: .unavailable(error.description)
         case let error as DiarizationError: map(error)
+        case let error as SystemCallError where error.isOutOfSpace: diskFull
         default: nil
         }
     }
+
+    /// 507 `INSUFFICIENT_STORAGE`: the disk is full. Retrying later can succeed once the operator frees space;
+    /// nothing was stored.
+    static let diskFull = HTTPError(
+        .insufficientStorage, code: ErrorCode.insufficientStorage.rawValue,
+        message: "the server's disk is full, so nothing was stored; retry later (the operator must free space)")
 
     static func map(_ error: PlatformError) -> HTTPError {
         switch error.code {
@@ -47,6 +55,7 @@ enum ErrorTable {
         case .conflict: .conflict(error.message)
         case .invalidKey, .invalidRange, .invalidArgument: .invalidArgument(error.message)
         case .unavailable, .closed: .unavailable(error.message)
+        case .diskFull: diskFull
         default: nil  // corrupted, io, database, migration errors: server faults, answered 500 and logged.
         }
     }

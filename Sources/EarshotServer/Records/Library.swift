@@ -93,7 +93,8 @@ enum Library {
     }
 
     /// Deletes `record` and every copy of its content: its jobs (running ones lose their lease; what refers to
-    /// them, such as webhook deliveries, goes with them), its search rows, and its file's rows. Returns the jobs
+    /// them, such as webhook deliveries, goes with them), its search rows, the voiceprints enrolled from its audio,
+    /// and its file's rows. Returns the jobs
     /// deleted (to stop those running here) and the blob to delete once the transaction has committed.
     static func delete(
         _ db: any SQLDatabase, _ record: RecordRow, queue: JobQueue
@@ -105,6 +106,7 @@ enum Library {
         try queue.delete(db, ids: jobs)
         try RecordSearch.remove(db, recordID: record.id)
         try db.execute("DELETE FROM records WHERE id = ?", record.id)
+        try VoiceprintService.forget(db, fileID: record.fileID)
         return (jobs, try UploadService.deleteFile(db, id: record.fileID))
     }
 
