@@ -95,7 +95,8 @@ struct Services: Sendable {
         let kinds: [any JobKind] = [
             TranscriptionJob(
                 policy: taskPolicy, metadata: metadata, blobs: blobs, engines: engines, speakers: speakers,
-                webhooks: webhooks),
+                webhooks: webhooks, window: configuration.transcriptionWindow,
+                maxDuration: configuration.maxAudioDuration),
             RecordNoteJob(
                 policy: JobPolicy(lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay),
                 metadata: metadata, processor: notes),

@@ -156,6 +156,11 @@ extension ServerConfiguration {
         durationSetting("task-lease", "A worker's lease on a task, renewed by heartbeats (default 30s).", \.taskLease),
         durationSetting(
             "task-retry-delay", "First retry delay of a failed task, doubling (default 5s).", \.taskRetryDelay),
+        durationSetting(
+            "transcription-window", "Longer audio is transcribed in windows this long, memory bounded (default 30m).",
+            \.transcriptionWindow),
+        durationSetting(
+            "max-audio-duration", "Longest recording a task transcribes (default 8h).", \.maxAudioDuration),
         Setting(name: "model-home", valueName: "DIR", help: "Directory holding models/ (default $EARSHOT_HOME).") {
             config, value in
             guard !value.isEmpty else { return "model-home must not be empty" }

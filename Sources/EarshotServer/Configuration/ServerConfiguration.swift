@@ -69,6 +69,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var taskLease: Duration = .seconds(30)
     /// Delay before the first retry of a failed task; doubles with each further attempt.
     public var taskRetryDelay: Duration = .seconds(5)
+    /// Audio longer than this is transcribed in consecutive windows of this length, decoded as needed, so a
+    /// worker's memory follows the window, not the recording (a 30 min window holds 115 MB of samples).
+    public var transcriptionWindow: Duration = .seconds(1800)
+    /// Longer recordings are refused with a message naming this setting.
+    public var maxAudioDuration: Duration = .seconds(8 * 3600)
     /// How often an idle worker looks for queued tasks.
     public var taskPollInterval: Duration = .milliseconds(250)
     /// Where speech models are installed (`<home>/models`); nil means `$EARSHOT_HOME` or `~/.cache/earshot`.

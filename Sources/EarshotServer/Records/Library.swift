@@ -80,6 +80,16 @@ enum Library {
             JobQueue.wallClock(), recordID)
     }
 
+    /// Sets the duration and amplitude envelope of `recordID`, built while its audio was decoded in windows, unless
+    /// it has them already.
+    static func measure(
+        _ db: any SQLDatabase, recordID: String, durationMs: Int, envelope: [UInt8], at: Int64
+    ) throws {
+        try db.execute(
+            "UPDATE records SET duration_ms = ?, envelope = ?, updated_at = ? WHERE id = ? AND envelope IS NULL",
+            [.integer(Int64(durationMs)), .blob(envelope), .integer(at), .text(recordID)])
+    }
+
     /// Sets the duration and amplitude envelope of `recordID` from its decoded audio, unless it has them already.
     static func measure(_ db: any SQLDatabase, recordID: String, samples: [Float], at: Int64) throws {
         var builder = EnvelopeBuilder()
