@@ -115,6 +115,22 @@ import Testing
         }
     }
 
+    @Test func anAllowedHostNameIsSentToTheCheckedAddressWithItsHost() async throws {
+        let receiver = Receiver()
+        try await receiver.run { port in
+            try await TestPlatform.with(Self.fast(allow: ["127.0.0.0/8", "::1"])) { platform in
+                let (_, token, _) = try await platform.newUser()
+                _ = try await Self.revokedTask(callback: "http://localhost:\(port)/hook", platform, token: token)
+                let deadline = ContinuousClock.now + .seconds(10)
+                while receiver.count == 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(receiver.count >= 1)
+                #expect(receiver.all.first?.headers["Host"] == "localhost:\(port)")
+            }
+        }
+    }
+
     @Test func redirectsAreNotFollowedAndConnectionErrorsAreGeneric() async throws {
         let target = Receiver()
         try await target.run { targetPort in

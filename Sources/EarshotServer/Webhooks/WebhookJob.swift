@@ -140,7 +140,9 @@ struct WebhookJob: JobKind {
         let secure = components.scheme?.lowercased() == "https"
         let port = components.port ?? (secure ? 443 : 80)
         let addresses = try await callbacks.addresses(of: host, port: port)
-        guard !secure, IPAddress(host) == nil, let address = addresses.first else { return (url, nil) }
+        // IPv4 first: a receiver that listens on IPv4 only is the common case, and there is one try per attempt.
+        let preferred = addresses.first { !$0.isIPv6 } ?? addresses.first
+        guard !secure, IPAddress(host) == nil, let address = preferred else { return (url, nil) }
         var direct = components
         direct.host = address.isIPv6 ? "[\(address)]" : "\(address)"
         guard let pinned = direct.url else { return (url, nil) }
