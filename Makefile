@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test setup setup-check models build release fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records
+.PHONY: run test setup setup-check models build release fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -111,3 +111,7 @@ bench-notes: setup
 bench-records: setup
 	swift build -c release --product earshot-bench-records $(SWIFT_FLAGS)
 	Benchmarks/records/run
+
+## Accounts benchmark: sign-in latency and throughput at the Argon2id parameters vs argon2-cffi's verify (same run).
+bench-accounts: release
+	$(EARSHOT_HOME)/venv/bin/python Benchmarks/accounts/run

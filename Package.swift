@@ -17,6 +17,8 @@ targets += [
     // whisper.cpp, built by scripts/setup into $EARSHOT_HOME/whisper (PKG_CONFIG_PATH and rpath set by the Makefile).
     .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
     .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+    .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
@@ -31,6 +33,11 @@ targets += [
 targets += [
     .target(name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"]),
     .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"]),
+    // Accounts: Argon2id passwords, addresses and the country table, verification codes and their outbox (SMTP
+    // through libcurl, SMS through an HTTP gateway), sessions.
+    .target(
+        name: "EarshotAccounts", dependencies: ["EarshotCore", "EarshotCrypto", "EarshotStore", "CArgon2", "CCurl"],
+        resources: [.embedInCode("Addresses/countries.tsv")]),
 ]
 
 // MARK: - Speech: audio decoding, models, the whisper.cpp engine, speakers, notes, evaluation
@@ -52,7 +59,7 @@ targets += [
         name: "EarshotServer",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotAudio",
-            "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization",
+            "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -66,7 +73,7 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization",
+            "EarshotDiarization", "EarshotAccounts",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -111,6 +118,9 @@ targets += [
     .testTarget(name: "EarshotAPITests", dependencies: ["EarshotAPI"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
+    .testTarget(
+        name: "EarshotAccountsTests",
+        dependencies: ["EarshotAccounts", "EarshotStore", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(name: "EarshotStoreTests", dependencies: ["EarshotStore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(name: "EarshotAudioTests", dependencies: ["EarshotAudio", "EarshotTestSupport"]),
     .testTarget(

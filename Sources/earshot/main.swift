@@ -9,6 +9,7 @@ let commands: [any Command.Type] = [
     ServeCommand.self,
     SettingsCommand.self,
     PartnersCommand.self,
+    AccountsCommand.self,
     TranscribeCommand.self,
     EvalCommand.self,
     EvalTextCommand.self,

@@ -22,7 +22,10 @@ import Testing
 
         let listed = try await Program.earshot.run(["partners", "list", "--data-dir", directory.path, "--json"])
         #expect(listed.status == 0, "\(listed)")
-        let partners = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: String]]
+        let all = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: String]]
+        // The accounts schema creates the instance's default tenant (it has no client secret).
+        #expect(all?.first?["client_id"] == "ptn_00000000000000000000")
+        let partners = all?.filter { $0["client_id"] != "ptn_00000000000000000000" }
         #expect(partners?.count == 1)
         #expect(partners?.first?["name"] == "Acme Notes")
         #expect(partners?.first?["status"] == "active")

@@ -166,11 +166,13 @@ public struct TestPlatform: Sendable {
         return try #require(response.header("ETag"))
     }
 
-    public func complete(_ plan: UploadPlan, etags: [Int: String], token: String) async throws -> HTTPResult {
+    public func complete(
+        _ plan: UploadPlan, etags: [Int: String], filetype: String = "m4a", token: String
+    ) async throws -> HTTPResult {
         try await send(
             "POST", APIPath.completeUpload, token: token,
             json: [
-                "file_id": plan.fileID, "upload_id": plan.uploadID, "filetype": "m4a",
+                "file_id": plan.fileID, "upload_id": plan.uploadID, "filetype": filetype,
                 "part_list": etags.sorted { $0.key < $1.key }.map { ["part_number": $0.key, "etag": $0.value] },
             ])
     }

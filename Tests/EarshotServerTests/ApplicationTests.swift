@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The application on a real port with real SQLite and blob directories in a temp dir.
-@Suite struct ApplicationTests {
+@Suite(.timeLimit(.minutes(5))) struct ApplicationTests {
     /// Runs the application on port 0 in `directory`, calls `body` with its base URL, then stops it.
     func withApplication(
         in directory: URL, _ body: @Sendable (URL) async throws -> Void
@@ -99,7 +99,7 @@ import Testing
         let python = try #require(Program.tool("python3"), "python3 is not installed")
         let sqlite = try await python.run([
             "-c",
-            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"insert into schema_migrations(version,name,checksum,applied_at) values (999,'future','x','now')\"); c.commit()",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"insert into schema_component_migrations(component,version,name,checksum,applied_at) values ('records',999,'future','x','now')\"); c.commit()",
             directory.appendingPathComponent("earshot.sqlite").path,
         ])
         try #require(sqlite.status == 0, "\(sqlite)")

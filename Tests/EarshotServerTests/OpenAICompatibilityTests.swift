@@ -118,17 +118,7 @@ struct OpenAICompatibilityTests {
             func post(_ fields: [(String, String?, Data)], contentType: String? = nil) async throws
                 -> TestPlatform.HTTPResult
             {
-                let boundary = "b-\(UUID().uuidString)"
-                var body = Data()
-                for (name, filename, value) in fields {
-                    body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"".utf8)
-                    if let filename { body += Data("; filename=\"\(filename)\"".utf8) }
-                    body += Data("\r\n\r\n".utf8) + value + Data("\r\n".utf8)
-                }
-                body += Data("--\(boundary)--\r\n".utf8)
-                return try await platform.send(
-                    "POST", APIPath.openAITranscriptions, token: token, body: body,
-                    headers: ["Content-Type": contentType ?? "multipart/form-data; boundary=\(boundary)"])
+                try await platform.postForm(fields, token: token, contentType: contentType)
             }
             let noFile = try await post([("model", nil, Data("whisper-1".utf8))])
             #expect(noFile.status == 400)

@@ -142,11 +142,11 @@ struct TranscriptionTaskTests {
             ).decode(RecordSearchResults.self)
             #expect(found.hits.map(\.record.recordID) == [recordID])
             let note = try await platform.send(
-                "GET", api + APIPath.recordExport.replacingOccurrences(of: "{record_id}", with: recordID)
+                "GET", api + APIPath.filled(APIPath.recordExport, ["record_id": recordID])
                     + "?format=md", token: partnerToken)
             #expect(note.text.lowercased().contains("ask not what your country"), "\(note.text)")
             let tasks = try await platform.send(
-                "GET", api + APIPath.recordTasks.replacingOccurrences(of: "{record_id}", with: recordID),
+                "GET", api + APIPath.filled(APIPath.recordTasks, ["record_id": recordID]),
                 token: partnerToken
             ).decode(RecordTaskList.self)
             #expect(tasks.tasks.map(\.taskID) == [task.taskID])

@@ -65,6 +65,20 @@ import Testing
             #expect(zip(times, times.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "\(times)")
             #expect((times.first?.0 ?? .max) < 2_000 && (times.last?.1 ?? 0) > 8_000, "\(times)")
 
+            // The recording is in alice's library, whichever door it came through: listed with its transcript,
+            // found by search, summarised and exported as a note — with the app's own user token.
+            let library = RecordsClient(client: app)
+            let records = try await library.list()
+            let record = try #require(records.records.first, "\(records)")
+            #expect(records.records.count == 1 && record.fileID == upload.fileID && record.userID == "alice")
+            #expect(record.hasTranscript)
+            let found = try await library.search("your country")
+            #expect(found.hits.map(\.record.recordID) == [record.recordID])
+            let summary = try await library.wait(for: try await library.run(RecordTaskRequest(taskType: 1), on: record.recordID))
+            #expect(summary.status == .success, "\(summary.error ?? "")")
+            let note = String(decoding: try await library.export(record.recordID, as: "md"), as: UTF8.self)
+            #expect(note.contains("## Summary") && note.lowercased().contains("ask not what your country"), "\(note)")
+
             // Another user of the same app cannot read it; no session is refused.
             #expect(try await stack.call("GET", "/recordings/\(id)/transcript", session: "session-bob").status == 404)
             let anonymous = try await stack.call("GET", "/recordings/\(id)/transcript", session: nil)

@@ -1,3 +1,4 @@
+import EarshotAccounts
 public import EarshotStore
 
 /// The server's database schema: every feature's tables, listed in dependency order (a component may refer to the
@@ -13,5 +14,6 @@ public enum ServerSchema {
         TranscriptionService.schema,
         Webhooks.schema,
         VoiceprintService.schema,
+        AccountDirectory.schema,
     ]
 }

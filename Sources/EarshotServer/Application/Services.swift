@@ -1,3 +1,4 @@
+import EarshotAccounts
 import EarshotCore
 import EarshotHTTP
 import EarshotModels
@@ -22,6 +23,8 @@ struct Services: Sendable {
     let webhooks: Webhooks
     let transcriptions: TranscriptionService
     let records: RecordsService
+    /// Accounts, their codes and sessions.
+    let accounts: AccountDirectory
     /// Every background job kind this process runs, and their runner.
     let jobs: JobRegistry
     let running = RunningJobs()
@@ -87,6 +90,8 @@ struct Services: Sendable {
         let callbacks = CallbackPolicy(allowed: configuration.webhookAllowNetworks.compactMap(NetworkRange.init))
         self.callbacks = callbacks
         let signal = JobSignal()
+        let (accounts, outbox) = configuration.makeAccounts(metadata: metadata, signal: signal)
+        self.accounts = accounts
         let webhooks = Webhooks(metadata: metadata, retryPeriod: configuration.webhookRetryPeriod, signal: signal)
         self.webhooks = webhooks
         let taskPolicy = JobPolicy(
@@ -100,6 +105,10 @@ struct Services: Sendable {
             RecordNoteJob(
                 policy: JobPolicy(lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay),
                 metadata: metadata, processor: notes),
+            AccountMessageJob(
+                policy: JobPolicy(
+                    concurrency: 2, lease: .seconds(90), retryDelay: .seconds(5), maximumRetryDelay: .seconds(600)),
+                outbox: outbox),
         ]
         let metrics = JobMetrics(
             kinds: kinds.map(\.name) + [WebhookJob.name], running: running)
@@ -146,16 +155,21 @@ struct Services: Sendable {
     func register(on router: Router) {
         let api = APIRoutes(
             builder: router.group(configuration.apiPrefix.isEmpty ? "/" : configuration.apiPrefix), tokens: tokens,
-            signer: uploads.signer)
+            signer: uploads.signer, sessions: SessionCredentials(directory: accounts))
         let spool = (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
         AuthRoutes(tokens: tokens, credentials: credentials).register(on: api)
         UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
         RecordsRoutes(records: records).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks).register(on: api)
-        VoiceprintRoutes(
-            voiceprints: VoiceprintService(
-                metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions)
+        let voiceprints = VoiceprintService(
+            metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions)
+        VoiceprintRoutes(voiceprints: voiceprints).register(on: api)
+        AccountRoutes(
+            directory: accounts, tokens: tokens, data: AccountData(records: records, voiceprints: voiceprints, metadata: metadata, blobs: blobs),
+            limits: AccountLimits(configuration.accounts), tokenTTL: configuration.accounts.tokenTTL,
+            secureCookies: configuration.publicURL?.hasPrefix("https://") == true,
+            cookiePath: configuration.apiPrefix.isEmpty ? "/" : configuration.apiPrefix
         ).register(on: api)
         // OpenAI clients append /audio/… to a base URL ending in /v1: these stay at the root, outside api-prefix.
         OpenAIRoutes(

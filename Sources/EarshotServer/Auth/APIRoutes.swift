@@ -6,8 +6,11 @@ enum Access: Sendable {
     /// A partner token.
     case partner
     /// A partner token, or a user token carrying `scope`; the handler limits what it reads and writes to the
-    /// caller (a user token sees only its own user's data).
+    /// caller (a user token sees only its own user's data). The console's session cookie counts as a user token
+    /// (with its CSRF header on state-changing requests).
     case partnerOrUser(Scope)
+    /// An account session: a bearer session token (`est_…`) or the console's session cookie (``SessionCredentials``).
+    case session
 }
 
 /// A handler of an authenticated route: the request, its context and the verified caller.
@@ -20,6 +23,8 @@ struct APIRoutes: Sendable {
     let builder: RouteGroup
     let tokens: TokenService
     let signer: URLSigner
+    /// Account sessions, when accounts are served (``Access/session`` and the console's cookie).
+    var sessions: SessionCredentials? = nil
 
     /// Registers `handler` for `method` on `path`, reached only by callers `access` admits (401 without a valid
     /// token, 403 `FORBIDDEN` for a token that may not).
@@ -27,13 +32,22 @@ struct APIRoutes: Sendable {
         _ method: HTTPMethod, _ path: String, _ access: Access, body: BodyMode = .buffered(),
         use handler: @escaping AuthenticatedHandler
     ) {
-        builder.on(method, path, body: body) { [tokens] request, context in
-            let caller = try await tokens.authenticate(request)
+        builder.on(method, path, body: body) { [tokens, sessions] request, context in
+            let caller: Principal
             switch access {
             case .partner:
+                caller = try await tokens.authenticate(request)
                 try caller.requirePartner()
             case .partnerOrUser(let scope):
+                if let sessions, SessionCredentials.usesCookie(request) {
+                    caller = try await sessions.authenticate(request)
+                } else {
+                    caller = try await tokens.authenticate(request)
+                }
                 try caller.require(scope)
+            case .session:
+                guard let sessions else { throw PlatformError.unauthorized("accounts are not served here") }
+                caller = try await sessions.authenticate(request)
             }
             return try await handler(request, context, caller)
         }

@@ -32,8 +32,11 @@ extension ServerConfiguration {
         }
     }
 
-    /// The one table of settings. `apply` returns a problem description or nil.
-    static let settings: [Setting] = [
+    /// The one table of settings: the server's, then the accounts' (`ServerConfiguration+Accounts.swift`). `apply`
+    /// returns a problem description or nil.
+    static let settings: [Setting] = serverSettings + accountSettings
+
+    private static let serverSettings: [Setting] = [
         Setting(name: "host", valueName: "ADDRESS", help: "Address to bind (default 127.0.0.1).") { config, value in
             guard isIPAddress(value) else { return "'\(value)' is not an IPv4 or IPv6 address" }
             config.host = value
@@ -370,6 +373,7 @@ extension ServerConfiguration {
                     setting: "llm-model", source: "with llm-base-url",
                     message: "name the model to ask at \(config.llmBaseURL!) (example: gpt-4o-mini)"))
         }
+        issues += config.accountIssues()
         guard issues.isEmpty else { throw ConfigurationError(issues: issues) }
         return config
     }

@@ -123,6 +123,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Which summary leads: `auto` (the language model, except the built-in SmolLM2-135M, whose summaries
     /// measured worse than the extractive ones: docs/notes.md), `llm` or `extractive`.
     public var summaryMethod = "auto"
+    /// Accounts: codes, sessions, password hashing, delivery channels, rate limits (`ServerConfiguration+Accounts`).
+    public var accounts = AccountSettings()
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import EarshotAPI
+import EarshotAccounts
 import EarshotCore
 import EarshotDiarization
 import EarshotHTTP
@@ -19,6 +20,7 @@ enum ErrorTable {
         case let error as ModelError: .unavailable(error.description)
         case let error as DiarizationError: map(error)
         case let error as SystemCallError where error.isOutOfSpace: diskFull
+        case let error as AccountError: map(error)
         default: nil
         }
     }
@@ -66,6 +68,24 @@ enum ErrorTable {
         switch error.code {
         case .invalidInput, .invalidConfiguration: .invalidArgument(error.message)
         case .weightsMissing, .weightsInvalid, .speechDetectionFailed: .unavailable(error.message)
+        default: nil
+        }
+    }
+
+    /// Accounts: bad input names its field in the message; a failed sign-in is 401 without a bearer challenge
+    /// (the client sent a password, not a token); a mail server or SMS gateway that is down is 503.
+    static func map(_ error: AccountError) -> HTTPError? {
+        switch error.code {
+        case .invalidArgument: .invalidArgument(error.message)
+        case .unauthorized: HTTPError(.unauthorized, code: ErrorCode.unauthorized.rawValue, message: error.message)
+        case .forbidden: HTTPError(.forbidden, code: ErrorCode.forbidden.rawValue, message: error.message)
+        case .notFound: .notFound(error.message)
+        case .conflict: .conflict(error.message)
+        case .rateLimited:
+            HTTPError(
+                .tooManyRequests, code: ErrorCode.rateLimited.rawValue, message: error.message,
+                headers: ["Retry-After": String(error.retryAfter ?? 1)])
+        case .unavailable: .unavailable(error.message)
         default: nil
         }
     }

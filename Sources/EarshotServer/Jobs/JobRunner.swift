@@ -77,7 +77,11 @@ struct JobRunner: Sendable {
             let generation = queue.signal.generation(of: kind.name)
             do {
                 if let (job, stop) = try await claim(kind, owner: owner) {
-                    await process(job, kind: kind, owner: owner, stop: stop)
+                    // Every line logged while the job runs — by the runner, the kind, or anything they call —
+                    // carries its id and kind.
+                    await LogContext.with(["job_id": job.id, "kind": kind.name]) {
+                        await process(job, kind: kind, owner: owner, stop: stop)
+                    }
                     continue
                 }
             } catch is CancellationError {
@@ -113,9 +117,8 @@ struct JobRunner: Sendable {
 
     private func process(_ job: Job, kind: any JobKind, owner: String, stop: RunningJobs.Stop) async {
         defer { running.unregister(job.id) }
-        let ids: Logger.Metadata = ["job_id": job.id, "kind": kind.name, "attempt": "\(job.attempts)"]
         let context = JobContext(logger: Logger(label: kind.name), progress: JobProgress())
-        logger.info("job started", metadata: ids)
+        logger.info("job started", metadata: ["attempt": "\(job.attempts)", "owner": owner])
         let started = ContinuousClock.now
         do {
             let result = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -133,18 +136,16 @@ struct JobRunner: Sendable {
             if let finished = try await queue.complete(job.id, owner: owner, result: result) {
                 metrics.ran(ContinuousClock.now - started, kind: kind.name)
                 metrics.finished(finished)
-                logger.info(
-                    "job succeeded",
-                    metadata: ["job_id": job.id, "kind": kind.name, "elapsed": "\(ContinuousClock.now - started)"])
+                logger.info("job succeeded", metadata: ["elapsed": "\(ContinuousClock.now - started)"])
             } else {
-                logger.notice("job finished elsewhere; result dropped", metadata: ids)
+                logger.notice("job finished elsewhere; result dropped")
             }
         } catch Stopped.lostLease {
-            logger.notice("job stopped: revoked, deleted or lease lost", metadata: ids)
+            logger.notice("job stopped: revoked, deleted or lease lost")
         } catch is CancellationError where Task.isCancelled {
             // Shutting down: hand the job back untouched. The write must run although this task is cancelled.
             await Task.detached { try? await queue.release(job.id, owner: owner) }.value
-            logger.notice("job returned to the queue at shutdown", metadata: ids)
+            logger.notice("job returned to the queue at shutdown")
         } catch {
             let failure = (error as? JobFailure)?.failure ?? kind.failure(for: error, job: job)
             let after = try? await queue.fail(job.id, owner: owner, failure)
@@ -153,8 +154,7 @@ struct JobRunner: Sendable {
             logger.warning(
                 "job attempt failed",
                 metadata: [
-                    "job_id": job.id, "kind": kind.name, "attempt": "\(job.attempts)",
-                    "state": after?.state.rawValue ?? "lost", "error": "\(error)",
+                    "attempt": "\(job.attempts)", "state": after?.state.rawValue ?? "lost", "error": "\(error)",
                 ])
         }
     }

@@ -11,7 +11,7 @@ import EarshotCrypto
 ///   Still verified (on a dispatch thread: tens of milliseconds of CPU); `earshot partners rotate-secret` replaces
 ///   one with a `sha256` hash.
 ///
-/// docs/decisions/0006-credential-checks.md has the measurements.
+/// docs/decisions/0007-credential-checks.md has the measurements.
 struct SecretHash: Sendable, Equatable {
     enum Scheme: Sendable, Equatable {
         case sha256

@@ -55,3 +55,33 @@ extension TestPlatform {
         }
     }
 }
+
+extension TestPlatform {
+    /// POSTs `fields` (name, file name for a file part, value) as multipart/form-data to `path` (the
+    /// OpenAI-compatible transcription endpoint by default); `contentType` overrides the request's Content-Type.
+    func postForm(
+        _ fields: [(String, String?, Data)], to path: String = APIPath.openAITranscriptions, token: String,
+        contentType: String? = nil
+    ) async throws -> HTTPResult {
+        let boundary = "b-\(UUID().uuidString)"
+        var body = Data()
+        for (name, filename, value) in fields {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"".utf8)
+            if let filename { body += Data("; filename=\"\(filename)\"".utf8) }
+            body += Data("\r\n\r\n".utf8) + value + Data("\r\n".utf8)
+        }
+        body += Data("--\(boundary)--\r\n".utf8)
+        return try await send(
+            "POST", path, token: token, body: body,
+            headers: ["Content-Type": contentType ?? "multipart/form-data; boundary=\(boundary)"])
+    }
+
+    /// `POST /v1/audio/transcriptions` with `file` named `filename` and the text `fields`.
+    func openAITranscription(file: Data, filename: String, fields: [String: String], token: String) async throws
+        -> HTTPResult
+    {
+        try await postForm(
+            fields.sorted { $0.key < $1.key }.map { ($0.key, nil, Data($0.value.utf8)) } + [("file", filename, file)],
+            token: token)
+    }
+}
