@@ -4,9 +4,9 @@ import Testing
 
 @testable import EarshotServer
 
-/// The contract: schemathesis (PyPI, installed into `$EARSHOT_HOME/venv` by `scripts/setup-test-tools`) generates
-/// requests from `GET /openapi.json` — valid ones, invalid ones, edge cases of every constraint — and checks
-/// every answer against the document: no 5xx, only documented statuses, content types and headers, response
+/// The contract: schemathesis (PyPI, installed into `$EARSHOT_HOME/venv` by `scripts/setup`'s test tools step)
+/// generates requests from `GET /openapi.json` — valid ones, invalid ones, edge cases of every constraint — and
+/// checks every answer against the document: no 5xx, only documented statuses, content types and headers, response
 /// bodies matching their schemas, schema-valid requests accepted and schema-violating ones refused, `Allow` on
 /// 405. Bounded (examples per operation, a fixed seed) so it fits `make test`; run once with a partner token and
 /// once with a user token. The settings and the rules JSON Schema cannot state are in
@@ -19,7 +19,7 @@ struct ContractTests {
     @Test(arguments: ["partner", "user"])
     func theServerKeepsItsOpenAPIContract(token kind: String) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.schemathesis.path) else {
-            Issue.record("schemathesis is not installed: run make setup (scripts/setup-test-tools)")
+            Issue.record("schemathesis is not installed: run make setup (its test tools step)")
             return
         }
         try await TestPlatform.with({
