@@ -6,9 +6,10 @@ import Testing
 
 @testable import EarshotServer
 
-/// Tenant and user isolation, route by route: every route the server registers is called by another partner and
-/// by another user of the same partner with the ids of one user's upload, file, task, record, record task and
-/// voiceprint. None may answer 2xx about them, none may show one of their ids, and none may change them.
+/// Tenant and user isolation, route by route: every route the server registers is called by another partner, by
+/// another user of the same partner and by another account (its session and its access token) with the ids of one
+/// user's upload, file, task, record, record task and voiceprint, and of one account's session. None may answer
+/// 2xx about them, none may show one of their ids, and none may change them.
 ///
 /// The matrix comes from the router itself (as `OpenAPITests` builds it): a new route is called here as soon as it
 /// is registered, and a route with a path parameter this test does not know fails until the parameter is added
@@ -21,6 +22,11 @@ struct IsolationMatrixTests {
         "GET /openapi.json": "no data", "POST /open/partner/token": "client credentials: TokenTests",
         "PUT /open/partner/files/upload/parts/{upload_id}/{part_number}": "signed URL: UploadErrorTests",
         "GET /open/partner/files/{file_id}/download": "signed URL: UploadErrorTests",
+        "GET /open/accounts/countries": "no data", "POST /open/accounts/sign-up": "no credential: AccountsTests",
+        "POST /open/accounts/verify": "a code: AccountsTests",
+        "POST /open/accounts/codes": "no credential: AccountsTests",
+        "POST /open/accounts/sign-in": "a password: AccountsTests",
+        "POST /open/accounts/password/reset": "a code: AccountsTests",
     ]
 
     struct Fixture {
@@ -30,10 +36,11 @@ struct IsolationMatrixTests {
         var recordID = ""
         var recordTaskID = ""
         var voiceprintID = ""
+        var sessionID = ""
         let title = "Isolation secret title"
 
         /// What must never appear in another principal's answers.
-        var secrets: [String] { [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, title] }
+        var secrets: [String] { [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, title] }
     }
 
     /// The value of path parameter `name` in `route`, from the owner's resources; nil for an unknown parameter.
@@ -45,6 +52,7 @@ struct IsolationMatrixTests {
         case "record_id": fixture.recordID
         case "task_id": route.contains("{record_id}") ? fixture.recordTaskID : fixture.taskID
         case "voiceprint_id": fixture.voiceprintID
+        case "session_id": fixture.sessionID
         default: nil
         }
     }
@@ -66,6 +74,24 @@ struct IsolationMatrixTests {
         }
     }
 
+    /// Signs `email` in (an account of the default tenant made as `earshot accounts create` does).
+    static func account(_ platform: TestPlatform, _ email: String) async throws -> SignInResponse {
+        let password = "correct horse battery staple"
+        _ = try await AccountAdministration(configuration: platform.configuration).create(
+            tenant: nil, email: email, phone: nil, country: nil, password: password, nickname: nil)
+        let response = try await platform.send(
+            "POST", APIPath.accountSignIn, json: ["email": email, "password": password])
+        try #require(response.status == 200, "\(response.text)")
+        return try response.decode(SignInResponse.self)
+    }
+
+    /// Every registered route as `METHOD /pattern`, the ones that end sessions last (so the other account's
+    /// session is still there for every other route).
+    static func orderedRoutes() async throws -> [String] {
+        let routes = try await routes()
+        return routes.filter { !$0.contains("sign-out") } + routes.filter { $0.contains("sign-out") }
+    }
+
     /// Every registered route as `METHOD /pattern`.
     static func routes() async throws -> [String] {
         let directory = try TestEnvironment.makeTemporaryDirectory("isolation-routes")
@@ -83,7 +109,7 @@ struct IsolationMatrixTests {
     }
 
     @Test func noRouteLetsAnotherPartnerOrUserReachAUsersData() async throws {
-        let routes = try await Self.routes()
+        let routes = try await Self.orderedRoutes()
         #expect(routes.count >= 30)
         try await TestPlatform.with({ $0.workers = 0 }) { platform in
             let (owner, ownerToken, ownerUser) = try await platform.newUser("owner", partner: "Owner")
@@ -115,10 +141,15 @@ struct IsolationMatrixTests {
                     fixture.voiceprintID, partnerID, fixture.fileID)
             }
             await store.close()
+            let ownerAccount = try await Self.account(platform, "owner@example.com")
+            fixture.sessionID = ownerAccount.session.id
+            let otherAccount = try await Self.account(platform, "other@example.com")
 
+            let otherSession = try #require(otherAccount.sessionToken)
             let foreign = [
                 ("another partner", otherPartner), ("another partner's user of the same name", otherPartnersUser),
-                ("another user of the partner", otherUser),
+                ("another user of the partner", otherUser), ("another account's session", otherSession),
+                ("another account's access token", otherAccount.accessToken),
             ]
             var checked = 0
             for route in routes {
@@ -148,7 +179,7 @@ struct IsolationMatrixTests {
                     checked += 1
                 }
             }
-            #expect(checked >= 3 * (routes.count - Self.withoutTokens.count))
+            #expect(checked >= foreign.count * (routes.count - Self.withoutTokens.count))
 
             // The owner still has everything, unchanged.
             #expect(try await platform.task(fixture.taskID, token: ownerToken).status == .pending)
@@ -160,6 +191,9 @@ struct IsolationMatrixTests {
             #expect(upload.status == 200)
             let voiceprints = try await platform.send("GET", APIPath.voiceprints + "?user_id=owner", token: ownerToken)
             #expect(voiceprints.text.contains(fixture.voiceprintID))
+            let ownerSession: String = try #require(ownerAccount.sessionToken)
+            let me = try await platform.send("GET", APIPath.accountSessions, token: ownerSession)
+            #expect(me.status == 200 && me.text.contains(fixture.sessionID), "\(me.text)")
         }
     }
 }

@@ -67,6 +67,7 @@ import Testing
             let victim = try await platform.createPartner("Victim")
             var statuses: [Int] = []
             var retryAfter: String?
+            let started = ContinuousClock.now
             for attempt in 0..<15 {
                 let response = try await platform.send(
                     "POST", APIPath.partnerToken,
@@ -74,8 +75,13 @@ import Testing
                 statuses.append(response.status)
                 if response.status == 429 { retryAfter = response.header("Retry-After") }
             }
+            // 10 at once, then one more every 5 s: a slow machine may earn a few back while it hashes.
+            let elapsed = ContinuousClock.now - started
+            let earned = Int((Double(elapsed.components.seconds) / 5).rounded(.up))
             #expect(statuses.prefix(10).allSatisfy { $0 == 401 }, "\(statuses)")
-            #expect(statuses.suffix(5).allSatisfy { $0 == 429 }, "\(statuses)")
+            #expect(statuses.allSatisfy { $0 == 401 || $0 == 429 }, "\(statuses)")
+            #expect(statuses.filter { $0 == 401 }.count <= 10 + earned, "\(statuses) in \(elapsed)")
+            #expect(statuses.filter { $0 == 429 }.count >= 5 - earned, "\(statuses) in \(elapsed)")
             #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
             // The right secret, once verified, is recognised without hashing and without the limit.
             let other = try await platform.createPartner("Busy")
