@@ -79,6 +79,15 @@ enum FuzzTargets {
         _ = try? decoder.decode(RecordTaskRequest.self, from: data)
         _ = try? decoder.decode(SpeakerRenameRequest.self, from: data)
         _ = try? decoder.decode(VoiceprintEnrolmentRequest.self, from: data)
+        _ = try? decoder.decode(SignUpRequest.self, from: data)
+        _ = try? decoder.decode(VerifyRequest.self, from: data)
+        _ = try? decoder.decode(CodeRequest.self, from: data)
+        _ = try? decoder.decode(SignInRequest.self, from: data)
+        _ = try? decoder.decode(PasswordResetRequest.self, from: data)
+        _ = try? decoder.decode(PasswordChangeRequest.self, from: data)
+        _ = try? decoder.decode(AccountUpdateRequest.self, from: data)
+        _ = try? decoder.decode(AccountDeletionRequest.self, from: data)
+        _ = try? decoder.decode(PartnerAccountSettings.self, from: data)
     }
 
     // MARK: Audio
