@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test test-suites setup setup-check models build release install bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
+.PHONY: run test test-suites setup setup-check models build release install fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -50,7 +50,7 @@ run: release
 # Suites whose assertions involve wall-clock bounds (socket timeouts, grace periods, webhook and token expiry). They
 # run first, on their own, so the CPU-heavy suites (decoding, diarization, the language model) cannot starve them on
 # a 2-core machine; everything else runs after them in parallel.
-TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests
+TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests
 
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS;
 ## check-docs: docs/architecture.md's module graph and tables and README's module table agree with Package.swift).
@@ -67,6 +67,21 @@ test: setup
 test-suites:
 	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
 	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
+
+## libFuzzer over the HTTP request path, multipart bodies, JSON request types, WAV headers and the router: each
+## target FUZZ_SECONDS (default 60) from Tests/Fuzz/Corpus; prints executions and crashes (Tests/Fuzz/run).
+fuzz: setup
+	Tests/Fuzz/run
+
+## kill -9 the server FAULT_KILLS times (default 50) at random moments of uploads, completions, decodes and
+## webhook deliveries, then check the invariants (scripts/fault).
+fault: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	scripts/fault --kills $${FAULT_KILLS:-50}
+
+## wrk, 64 connections, SOAK_SECONDS (default 180) of reads and part uploads: no errors, flat RSS, p99 (scripts/soak).
+soak: release
+	scripts/soak
 
 ## Helpers: debug build with tests, release build of the executable.
 build: setup

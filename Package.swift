@@ -119,6 +119,10 @@ targets += [
     .executableTarget(
         name: "earshot-bench-records", dependencies: ["EarshotServer", "EarshotStore"],
         path: "Benchmarks/records/Target"),
+    // `make fuzz`'s libFuzzer targets (Tests/Fuzz/run builds them with -sanitize=fuzzer -DFUZZING); built plainly,
+    // it replays a corpus: `earshot-fuzz TARGET FILE…`.
+    .executableTarget(
+        name: "earshot-fuzz", dependencies: ["EarshotHTTP", "EarshotAPI", "EarshotAudio"], path: "Tests/Fuzz/Harness"),
 ]
 products += [.executable(name: "earshot", targets: ["earshot"])]
 

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -35,6 +36,36 @@ static inline struct MHD_Daemon *earshot_mhd_start_daemon(unsigned int flags, ui
                                                           const struct MHD_OptionItem *options) {
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls, MHD_OPTION_ARRAY, options,
                             MHD_OPTION_END);
+}
+
+/// What `earshot_mhd_uri_guard` leaves as a connection's context when it refused the query: never a valid
+/// pointer to an object (they are aligned).
+static inline void *earshot_mhd_query_refused(void) {
+    return (void *)(uintptr_t)1;
+}
+
+/// MHD_OPTION_URI_LOG_CALLBACK, called with the raw request URI before libmicrohttpd parses its query. Each query
+/// parameter costs a record in the connection's memory pool; past the pool, libmicrohttpd has no room left to
+/// answer and closes the connection without a response. So when the query has more parameters than `cls` (a
+/// count), it is cut off here (libmicrohttpd then parses none) and the connection's context is set to
+/// `earshot_mhd_query_refused()`, so the access handler answers 414 itself.
+static inline void *earshot_mhd_uri_guard(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)connection;
+    if (uri == NULL) return NULL;
+    char *query = strchr(uri, '?');
+    if (query == NULL) return NULL;
+    size_t count = 1;
+    for (const char *p = query + 1; *p != '\0'; p++) {
+        if (*p == '&') count++;
+    }
+    if (count <= (size_t)(uintptr_t)cls) return NULL;
+    query[1] = '\0';
+    return earshot_mhd_query_refused();
+}
+
+/// The address of `earshot_mhd_uri_guard`, to put in an MHD_OptionItem.
+static inline intptr_t earshot_mhd_uri_guard_address(void) {
+    return (intptr_t)&earshot_mhd_uri_guard;
 }
 
 /// The port the daemon is bound to (useful after binding port 0), or -1.

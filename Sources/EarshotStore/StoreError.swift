@@ -9,7 +9,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case notFound, conflict, invalidKey, invalidRange, invalidArgument, corrupted, migrationFailed
-            case migrationModified, schemaTooNew, unavailable, unsupported, io, database, closed
+            case migrationModified, schemaTooNew, unavailable, unsupported, io, diskFull, database, closed
         }
 
         private let base: Base
@@ -37,8 +37,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let unavailable = Code(.unavailable)
         /// The backend lacks a required capability (for example SQLite without FTS5).
         public static let unsupported = Code(.unsupported)
-        /// A file-system or disk error (no space, permission denied, I/O error).
+        /// A file-system or disk error (permission denied, I/O error).
         public static let io = Code(.io)
+        /// The disk (or the file system's quota) is full: nothing can be written until space is freed.
+        public static let diskFull = Code(.diskFull)
         /// Any other database error: SQL syntax, misuse, type mismatch.
         public static let database = Code(.database)
         /// The store has been closed.

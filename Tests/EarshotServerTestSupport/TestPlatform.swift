@@ -82,6 +82,8 @@ public struct TestPlatform: Sendable {
         configuration.shutdownGrace = .seconds(2)
         configuration.uploadChunkSize = 64 << 10
         configuration.uploadMaxFileSize = 16 << 20
+        // Test receivers listen on loopback, which webhooks may not reach by default.
+        configuration.webhookAllowNetworks = ["127.0.0.0/8", "::1"]
         configure(&configuration)
         let application = Application(configuration: configuration)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

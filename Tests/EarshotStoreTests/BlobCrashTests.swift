@@ -1,6 +1,7 @@
 import EarshotCrypto
 import EarshotStore
 import EarshotTestSupport
+import EarshotCore
 import Foundation
 import Testing
 
@@ -47,19 +48,19 @@ import Testing
         }
         #expect(partialSize ?? 0 >= 8 * 1024 * 1024)
 
-        // A store opened soon after keeps fresh temporary files (another process may be writing them)…
-        let reopened = try await FileSystemBlobStore(root: root)
-        #expect(files(in: temporary).count == 1)
-        #expect(try await reopened.get(key).collect() == original)
-        #expect(try await reopened.info(key).sha256 == DigestAlgorithm.sha256.hash(original))
-        #expect(try await reopened.list(prefix: "") == [key])
-
-        // …and one opened after the stale age sweeps them.
+        // A file a live process is writing is never swept, however old (its writer holds a lock on it)…
+        let live = try TemporaryFile(path: temporary.appendingPathComponent("put_live").path)
+        try live.write([1, 2, 3])
+        // …while the killed writer's leftover, which no live process holds, is swept when a store opens.
         var configuration = FileSystemBlobStore.Configuration(root: root)
         configuration.staleTemporaryAge = .zero
         let swept = try await FileSystemBlobStore(configuration: configuration)
-        #expect(files(in: temporary) == [])
+        #expect(files(in: temporary) == ["put_live"])
+        #expect(swept.temporaryFilesRemoved == 1)
         #expect(try await swept.get(key).collect() == original)
+        #expect(try await swept.info(key).sha256 == DigestAlgorithm.sha256.hash(original))
+        #expect(try await swept.list(prefix: "") == [key])
+        live.discard()
     }
 
     @Test func aKilledFirstWriteLeavesNothingUnderTheKey() async throws {

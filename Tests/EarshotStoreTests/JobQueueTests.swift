@@ -72,13 +72,69 @@ import Testing
             #expect(again.attempts == 2 && again.leaseToken == dead.leaseToken + 1)
             #expect(try await queue.complete("job_1", owner: "dead", token: dead.leaseToken, result: "zombie") == nil)
             #expect(try await queue.complete("job_1", owner: "alive", token: again.leaseToken, result: "ok") != nil)
-            // Attempts used up by expiry: failed with a reason.
+            // An expiry is not the job's fault: even a one-attempt job goes back to the queue, with the reason.
             _ = try await queue.enqueue(new("job_2", attempts: 1))
             _ = try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(1))
             clock.advance(2_000)
-            let failed = try await queue.requeueExpired()
-            #expect(failed.first?.state == .failed)
-            #expect(failed.first?.error?.contains("lease expired") == true)
+            let requeuedAgain = try await queue.requeueExpired()
+            #expect(requeuedAgain.first?.state == .queued)
+            #expect(requeuedAgain.first?.lostLeases == 1)
+            #expect(requeuedAgain.first?.error?.contains("lease expired") == true)
+        }
+    }
+
+    /// Issue 13, finding 3: three server crashes during one long task made it FAILURE ("lease expired after
+    /// attempt 3"). Crashes count as lost leases, not failed attempts; only a job that keeps taking its process
+    /// down fails, after ``JobQueue/maximumLostLeases``.
+    @Test(arguments: MetadataBackend.available)
+    func crashesDoNotUseUpAJobsAttempts(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, clock, _ in
+            _ = try await queue.enqueue(new("job_1", attempts: 3))
+            for crash in 1...3 {
+                _ = try #require(try await queue.claim(kind: "transcription", owner: "w\(crash)", lease: .seconds(1)))
+                clock.advance(2_000)
+                let expired = try await queue.requeueExpired()
+                #expect(expired.map(\.state) == [.queued], "crash \(crash)")
+            }
+            // The job still has all of its own attempts: two failures re-queue it, the third fails it.
+            for failure in 1...3 {
+                let job = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(30)))
+                #expect(job.attempts == 3 + failure && job.lostLeases == 3)
+                let after = try await queue.fail(
+                    "job_1", owner: "w", token: job.leaseToken, .retry(reason: "bad", delay: .zero))
+                #expect(after?.state == (failure < 3 ? .queued : .failed), "failure \(failure)")
+            }
+            // A job that crashes its process every time fails after maximumLostLeases, saying so.
+            _ = try await queue.enqueue(new("job_2", attempts: 3))
+            var last: Job?
+            for _ in 1...JobQueue.maximumLostLeases {
+                _ = try #require(try await queue.claim(kind: "transcription", owner: "w", lease: .seconds(1)))
+                clock.advance(2_000)
+                last = try await queue.requeueExpired().first
+            }
+            #expect(last?.state == .failed)
+            let reason = last?.error ?? ""
+            #expect(reason.contains("stopped \(JobQueue.maximumLostLeases) times"), "\(reason)")
+        }
+    }
+
+    @Test(arguments: MetadataBackend.available)
+    func claimsPassOverBusyTenantsAndPartitions(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, _, _ in
+            for (id, tenant, host) in [("a1", "ptn_a", "h1:80"), ("b1", "ptn_b", "h1:80"), ("b2", "ptn_b", "h2:80")] {
+                _ = try await queue.enqueue(
+                    NewJob(id: id, tenant: tenant, kind: "webhook", payload: "{}", partitionKey: host))
+            }
+            let other = try await queue.claim(
+                kind: "webhook", owner: "w", lease: .seconds(30), skipping: .init(tenants: ["ptn_a"]))
+            #expect(other?.id == "b1" && other?.partitionKey == "h1:80")
+            let otherHost = try await queue.claim(
+                kind: "webhook", owner: "w", lease: .seconds(30), skipping: .init(partitions: ["h1:80"]))
+            #expect(otherHost?.id == "b2")
+            #expect(
+                try await queue.claim(
+                    kind: "webhook", owner: "w", lease: .seconds(30), skipping: .init(tenants: ["ptn_a"])) == nil)
+            #expect(try await queue.claim(kind: "webhook", owner: "w", lease: .seconds(30))?.id == "a1")
         }
     }
 

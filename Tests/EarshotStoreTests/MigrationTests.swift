@@ -24,7 +24,7 @@ import Testing
         let store = try await openSQLite(in: dir.url)
         let applied = try await store.appliedMigrations()
         #expect(applied.map(\.component).sorted() == ["queue", "queue", "store"])
-        #expect(applied.map(\.name).sorted() == ["jobs", "lease_tokens", "settings"])
+        #expect(applied.map(\.name).sorted() == ["jobs", "lease_tokens", "lost_leases_and_partitions", "settings"])
         #expect(
             applied.first { $0.component == "store" }?.checksum
                 == StoreSchema.settings.migrations[0].checksum(for: .sqlite))

@@ -27,8 +27,10 @@ struct PartnerStack: Sendable {
         let directory = try TestEnvironment.makeTemporaryDirectory("e2e")
         defer { try? FileManager.default.removeItem(at: directory) }
 
+        // The backend's webhook endpoint listens on loopback, which webhooks may not reach unless allowed.
         let serve = try await ServeProcess.start(
-            partner: "Acme Notes", dataDirectory: directory.path, arguments: earshotArguments)
+            partner: "Acme Notes", dataDirectory: directory.path,
+            arguments: ["--webhook-allow-networks", "127.0.0.0/8"] + earshotArguments)
         defer { serve.stop() }
         let (earshot, clientID, clientSecret) = (serve.base, serve.clientID, serve.clientSecret)
 

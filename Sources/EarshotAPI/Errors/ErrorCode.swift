@@ -55,6 +55,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// A task's input cannot be processed (undecodable audio, a record without a transcript). Only in a failed
     /// task's `error_code`.
     public static let invalidInput = ErrorCode(rawValue: "INVALID_INPUT")
+    /// The server's disk is full: nothing can be stored until its operator frees space; retry later (507).
+    public static let insufficientStorage = ErrorCode(rawValue: "INSUFFICIENT_STORAGE")
+    /// The request URI is too long, or its query has too many parameters (414).
+    public static let uriTooLong = ErrorCode(rawValue: "URI_TOO_LONG")
     /// An unexpected server fault; the message carries the request id (500).
     public static let `internal` = ErrorCode(rawValue: "INTERNAL")
 }

@@ -41,6 +41,16 @@ public struct FileDescriptor: Sendable, Hashable {
         throw SystemCallError("close", path: path, code: errno)
     }
 
+    /// Takes an exclusive advisory lock (`flock`, non-blocking) on the open file: true when taken, false when
+    /// another open file description holds it. The lock lasts until this descriptor is closed — or its process
+    /// dies, which is what makes it a reliable "a live process owns this file" mark.
+    public func lockExclusively() -> Bool {
+        while true {
+            if flock(rawValue, LOCK_EX | LOCK_NB) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+
     // MARK: Reading
 
     /// Reads from the current position into `buffer` until it is full or the file (or pipe) ends; returns the

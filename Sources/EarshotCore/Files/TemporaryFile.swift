@@ -9,6 +9,10 @@ public import Foundation
 /// before ``publish(to:syncingDirectory:)`` or ``keep()`` closes and removes the temporary file, so a failed or
 /// cancelled write leaves nothing behind.
 ///
+/// While the object holds the file open, the file carries an exclusive `flock`: a sweep of temporary files
+/// (`FileSystemBlobStore`) removes only files that no live process holds, so a write in progress is never swept
+/// and a crash's leftovers are (the kernel drops the lock when the process dies).
+///
 /// One owner writes; not thread-safe. Errors are ``SystemCallError``s naming the call and the path.
 public final class TemporaryFile {
     /// Where the file is while it is being written.
@@ -28,7 +32,9 @@ public final class TemporaryFile {
     ) throws(SystemCallError) {
         self.path = path
         self.observer = observer
-        descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | (replacing ? O_TRUNC : O_EXCL), mode: mode)
+        let descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | (replacing ? O_TRUNC : O_EXCL), mode: mode)
+        _ = descriptor.lockExclusively()
+        self.descriptor = descriptor
     }
 
     /// Takes over a complete file that already exists at `path` (not a symbolic link), to be published or removed
@@ -37,6 +43,7 @@ public final class TemporaryFile {
         self.path = path
         self.observer = observer
         let descriptor = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_NOFOLLOW)
+        _ = descriptor.lockExclusively()
         self.descriptor = descriptor
         byteCount = Int64(try descriptor.status().st_size)
     }
@@ -96,6 +103,15 @@ public final class TemporaryFile {
         return path
     }
 
+    /// Hands the file to the caller like ``keep()``, but leaves it open and locked in the returned lease: the
+    /// file stays marked as this process's until the lease is dropped (after the caller moved or removed it).
+    public func keepLeased() -> (path: String, lease: FileLease) {
+        owned = false
+        let lease = FileLease(descriptor)
+        descriptor = nil
+        return (path, lease)
+    }
+
     /// Closes and removes the temporary file (nothing once it is published or kept). Idempotent.
     public func discard() {
         if let descriptor {
@@ -107,4 +123,16 @@ public final class TemporaryFile {
             unlink(path)
         }
     }
+}
+
+/// An open, locked descriptor of a file handed on by ``TemporaryFile/keepLeased()``: while it lives, the file is
+/// marked as owned by this process (see ``FileDescriptor/lockExclusively()``). Closes the descriptor when dropped.
+public final class FileLease: Sendable {
+    private let descriptor: FileDescriptor?
+
+    init(_ descriptor: FileDescriptor?) {
+        self.descriptor = descriptor
+    }
+
+    deinit { try? descriptor?.close() }
 }

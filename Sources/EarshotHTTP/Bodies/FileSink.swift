@@ -36,17 +36,12 @@ final class FileSink {
     /// Closes the file and returns what was written, or deletes it on a write error.
     func finish() -> Result<UploadedFile, SystemCallError> {
         if let failure { return .failure(failure) }
-        let path: String
-        do {
-            path = try file.keep()
-        } catch {
-            _ = try? FileSystem.unlinkIfPresent(file.path)
-            return .failure(error)
-        }
+        let (path, lease) = file.keepLeased()
         let computed = digests.finalize()
         return .success(
             UploadedFile(
-                path: path, byteCount: Int(digests.byteCount), sha256: computed[.sha256]!, md5: computed[.md5]!))
+                path: path, byteCount: Int(digests.byteCount), sha256: computed[.sha256]!, md5: computed[.md5]!,
+                lease: lease))
     }
 
     /// Closes and deletes the file (limit exceeded, client gone).

@@ -1,3 +1,4 @@
+public import EarshotCore
 public import EarshotCrypto
 
 /// A request body that was streamed to disk by ``BodyMode/file(limit:directory:)``.
@@ -10,4 +11,15 @@ public struct UploadedFile: Sendable {
     public let sha256: Digest
     /// MD5 of the body (S3-style ETags).
     public let md5: Digest
+    /// Keeps the file marked as this process's (a locked descriptor) while the request is handled, so a sweep of
+    /// temporary files leaves it alone.
+    public let lease: FileLease?
+
+    public init(path: String, byteCount: Int, sha256: Digest, md5: Digest, lease: FileLease? = nil) {
+        self.path = path
+        self.byteCount = byteCount
+        self.sha256 = sha256
+        self.md5 = md5
+        self.lease = lease
+    }
 }

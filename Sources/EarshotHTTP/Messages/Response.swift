@@ -55,7 +55,7 @@ public struct Response: Sendable {
         return Response(status: status, headers: headers, body: .stream(ResponseStream(produce)))
     }
 
-    /// A JSON body encoded with `JSONEncoder` (`.withoutEscapingSlashes`, ISO-8601 dates).
+    /// A JSON body encoded with `JSONEncoder` (sorted keys, `.withoutEscapingSlashes`, ISO-8601 dates).
     ///
     /// Throws `EncodingError` only for values JSON cannot represent (a non-finite `Double`); the server turns that
     /// into a 500.
@@ -104,11 +104,13 @@ struct ErrorBody: Codable {
     var error: Detail
 }
 
-/// Shared JSON settings for request and response bodies.
+/// Shared JSON settings for request and response bodies. Keys are sorted: JSONEncoder's keyed containers are
+/// unordered (hash order, which differs between two encodings of the same value), and equal answers must be
+/// byte-identical (an error for another tenant's id and for a missing one, a replayed request).
 enum JSONCoding {
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }

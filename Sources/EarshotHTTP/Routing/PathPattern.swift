@@ -81,10 +81,15 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The parameters of `path` (percent-decoded) when it matches this pattern, else nil.
     public func match(path: String) -> Parameters? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map {
-            Substring($0.removingPercentEncoding ?? String($0))
-        }
+        let parts = Self.segments(of: path).map { Substring($0.removingPercentEncoding ?? String($0)) }
         return match(parts).map(Parameters.init)
+    }
+
+    /// `path` split at each `/`, empty segments dropped. It splits Unicode scalars, not characters: a
+    /// `/` followed by a combining mark (`/%CC%81` once decoded) is one grapheme cluster, and a split on
+    /// characters would merge it into the next segment.
+    static func segments(of path: String) -> [Substring] {
+        path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: true).map(Substring.init)
     }
 
     /// The path with each `{name}` replaced by `values[name]`, percent-encoded as a path segment. A missing value

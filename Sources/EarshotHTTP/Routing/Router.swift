@@ -3,6 +3,13 @@ import Synchronization
 /// A request handler: gets the request and its context, returns a response or throws (see ``HTTPError``).
 public typealias Handler = @Sendable (Request, RequestContext) async throws -> Response
 
+/// A check of a request's head — method, path, parameters, query and headers; its body is empty — that runs
+/// before any body byte is accepted: throw (an ``HTTPError``, or an error the server's mapper knows) to refuse the
+/// request. The connection waits meanwhile, so nothing of the body is read or spooled for a refused request, and
+/// an `Expect: 100-continue` client gets the refusal instead of the go-ahead. Use it where the URL or headers are
+/// the credential (signed upload URLs).
+public typealias HeadCheck = @Sendable (Request, RequestContext) async throws -> Void
+
 /// The routing table: patterns with path parameters, matched by method.
 ///
 /// ```swift
@@ -18,8 +25,9 @@ public typealias Handler = @Sendable (Request, RequestContext) async throws -> R
 /// registered through ``RouteBuilder/inline`` instead: they run directly on the libmicrohttpd worker thread, which
 /// saves the suspend/resume round trip (see ``InlineRoutes``).
 ///
-/// Precedence: a literal segment beats `{parameter}`, which beats a trailing `*`. Unknown paths answer 404
-/// `NOT_FOUND`; a known path with another method answers 405 `METHOD_NOT_ALLOWED` with `Allow`. `HEAD` falls back
+/// Precedence: a literal segment beats `{parameter}`, which beats a trailing `*`; the most specific matching pattern
+/// alone serves a path. Unknown paths answer 404 `NOT_FOUND`; a known path with another method answers 405
+/// `METHOD_NOT_ALLOWED` with `Allow` listing that pattern's methods. `HEAD` falls back
 /// to the `GET` handler (libmicrohttpd drops the body). Trailing and doubled slashes are ignored.
 ///
 /// Register every route before handing the router to ``HTTPServer``: the server takes a snapshot when it is
@@ -29,8 +37,10 @@ public final class Router: RouteBuilder, Sendable {
 
     public init() {}
 
-    public func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler) {
-        add(Route(method: method, pattern: PathPattern(path), body: body, handler: .async(handler)))
+    public func on(
+        _ method: HTTPMethod, _ path: String, body: BodyMode, check: HeadCheck?, use handler: @escaping Handler
+    ) {
+        add(Route(method: method, pattern: PathPattern(path), body: body, handler: .async(handler), check: check))
     }
 
     /// Routes whose synchronous handlers run on the libmicrohttpd worker thread.
@@ -67,8 +77,10 @@ public struct RouteGroup: RouteBuilder, Sendable {
     /// The prefix prepended to every pattern registered through this group.
     public let prefix: String
 
-    public func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler) {
-        router.on(method, PathPattern.joined(prefix, path), body: body, use: handler)
+    public func on(
+        _ method: HTTPMethod, _ path: String, body: BodyMode, check: HeadCheck?, use handler: @escaping Handler
+    ) {
+        router.on(method, PathPattern.joined(prefix, path), body: body, check: check, use: handler)
     }
 
     /// A nested group.
@@ -84,14 +96,20 @@ public struct RouteGroup: RouteBuilder, Sendable {
 
 /// Something routes can be registered on (``Router`` or ``RouteGroup``).
 public protocol RouteBuilder {
-    /// Registers `handler` for `method` on `path`, receiving the body as `body` says.
-    func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler)
+    /// Registers `handler` for `method` on `path`, receiving the body as `body` says, after `check` (if any)
+    /// accepted the request's head.
+    func on(_ method: HTTPMethod, _ path: String, body: BodyMode, check: HeadCheck?, use handler: @escaping Handler)
 
     /// The same routes, registered with synchronous handlers that run on the libmicrohttpd worker thread.
     var inline: InlineRoutes { get }
 }
 
 extension RouteBuilder {
+    /// Registers `handler` for `method` on `path`, receiving the body as `body` says.
+    public func on(_ method: HTTPMethod, _ path: String, body: BodyMode, use handler: @escaping Handler) {
+        on(method, path, body: body, check: nil, use: handler)
+    }
+
     public func get(_ path: String, body: BodyMode = .buffered(), use handler: @escaping Handler) {
         on(.get, path, body: body, use: handler)
     }
@@ -120,13 +138,16 @@ struct Route: Sendable {
     let handler: RouteHandler
     /// `pattern.description`, computed once: every request's log line and metrics use it.
     let label: String
+    /// Runs on the head before the body is accepted (async routes only).
+    let check: HeadCheck?
 
-    init(method: HTTPMethod, pattern: PathPattern, body: BodyMode, handler: RouteHandler) {
+    init(method: HTTPMethod, pattern: PathPattern, body: BodyMode, handler: RouteHandler, check: HeadCheck? = nil) {
         self.method = method
         self.pattern = pattern
         self.body = body
         self.handler = handler
         self.label = pattern.description
+        self.check = check
     }
 }
 
@@ -165,17 +186,18 @@ struct RouteTable: Sendable {
         entries.sort { $0.pattern.rank.lexicographicallyPrecedes($1.pattern.rank) }
     }
 
+    /// The most specific pattern that matches `path` names the resource; its methods are the only ones served
+    /// there (a less specific pattern never answers for it: `DELETE /uploads/complete` is 405 with `Allow: POST`
+    /// when `/uploads/complete` is a literal route, not a `DELETE /uploads/{id}` with id `complete`).
     func match(method: HTTPMethod, path: String) -> Match {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        var allowed: Set<HTTPMethod> = []
-        for entry in entries {
-            guard let captured = entry.pattern.match(parts) else { continue }
-            if let route = entry.routes[method] ?? (method == .head ? entry.routes[.get] : nil) {
-                return .found(route, Parameters(captured))
-            }
-            allowed.formUnion(entry.routes.keys)
-            if entry.routes[.get] != nil { allowed.insert(.head) }
+        let parts = PathPattern.segments(of: path)
+        let first = entries.lazy.compactMap { entry in entry.pattern.match(parts).map { (entry, $0) } }.first
+        guard let (entry, captured) = first else { return .notFound }
+        if let route = entry.routes[method] ?? (method == .head ? entry.routes[.get] : nil) {
+            return .found(route, Parameters(captured))
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed.sorted())
+        var allowed = Set(entry.routes.keys)
+        if entry.routes[.get] != nil { allowed.insert(.head) }
+        return .methodNotAllowed(allowed.sorted())
     }
 }

@@ -48,6 +48,9 @@ final class Daemon: @unchecked Sendable {
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.maxHeaderBytes, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
                 MHD_OptionItem(option: .NOTIFY_COMPLETED, value: completion, ptr_value: retained.toOpaque()),
+                MHD_OptionItem(
+                    option: .URI_LOG_CALLBACK, value: earshot_mhd_uri_guard_address(),
+                    ptr_value: UnsafeMutableRawPointer(bitPattern: configuration.queryParameterLimit)),
                 MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(address)),
             ]
             if configuration.threadPoolSize > 1 {

@@ -36,6 +36,16 @@ final class Exchange: @unchecked Sendable {
         var waiter: CheckedContinuation<[UInt8]?, any Error>?
         /// The streamed body being sent, once queued.
         var stream: StreamChannel?
+        /// The route's head check accepted the request (its refusal is a ``response``).
+        var checkPassed = false
+    }
+
+    /// Where the route's ``HeadCheck`` is.
+    enum CheckState {
+        /// The route has none, or it passed and the body is being received.
+        case none
+        /// Running: the connection is suspended before its body.
+        case pending
     }
 
     let core: ServerCore
@@ -54,6 +64,10 @@ final class Exchange: @unchecked Sendable {
     var query = QueryParameters()
     var remoteAddress = ""
     var limit = 0
+    var declaredLength: Int?
+    var checkState = CheckState.none
+    /// The URI guard cut off a query with more than ``HTTPServer/Configuration/queryParameterLimit`` parameters.
+    var queryRefused = false
     var received = 0
     var overLimit = false
     var buffer: [UInt8] = []
@@ -81,6 +95,14 @@ final class Exchange: @unchecked Sendable {
         requestID = Self.saneRequestID(headers["X-Request-Id"]) ?? core.requestIDs.make()
         remoteAddress = Self.peerAddress(of: connection)
 
+        if queryRefused {
+            let most = core.configuration.queryParameterLimit
+            respondNow(
+                error: HTTPError(
+                    HTTPStatus(code: 414), code: "URI_TOO_LONG",
+                    message: "the query has more than \(most) parameters; send at most \(most)"))
+            return
+        }
         switch core.routes.match(method: method, path: path) {
         case .notFound:
             respondNow(error: .notFound("no route for \(method.rawValue) \(path)"))
@@ -91,26 +113,76 @@ final class Exchange: @unchecked Sendable {
             self.parameters = parameters
             routeLabel = route.label
             limit = route.body.limit ?? core.configuration.defaultBodyLimit
-            let declared = headers["Content-Length"].flatMap { Int($0.trimmingASCIISpaces()) }
-            if let declared, declared > limit {
+            declaredLength = headers["Content-Length"].flatMap { Int($0.trimmingASCIISpaces()) }
+            if let declared = declaredLength, declared > limit {
                 respondNow(error: .payloadTooLarge(limit: limit))
                 return
             }
-            switch route.body.kind {
-            case .buffered:
-                buffer.reserveCapacity(min(declared ?? 0, limit))
-            case .stream:
-                if !dispatch(body: .stream(BodyStream(exchange: self))) {
-                    respondNow(error: .unavailable("the server is shutting down; retry on another instance"))
-                }
-            case .file(let directory):
-                do {
-                    fileSink = try FileSink(directory: directory, requestID: requestID)
-                } catch {
-                    core.logger.error(
-                        "cannot create upload file", metadata: ["request_id": requestID, "error": "\(error)"])
-                    respondNow(error: .internal(requestID: requestID))
-                }
+            if let headCheck = route.check {
+                startCheck(headCheck)
+                return
+            }
+            prepareBody()
+        }
+    }
+
+    /// Gets ready to receive the route's body (after its head check, if it has one).
+    private func prepareBody() {
+        guard let route else { return }
+        switch route.body.kind {
+        case .buffered:
+            buffer.reserveCapacity(min(declaredLength ?? 0, limit))
+        case .stream:
+            if !dispatch(body: .stream(BodyStream(exchange: self))) {
+                respondNow(error: .unavailable("the server is shutting down; retry on another instance"))
+            }
+        case .file(let directory):
+            do {
+                fileSink = try FileSink(directory: directory, requestID: requestID)
+            } catch {
+                core.logger.error(
+                    "cannot create upload file", metadata: ["request_id": requestID, "error": "\(error)"])
+                respondNow(error: .internal(requestID: requestID))
+            }
+        }
+    }
+
+    /// Suspends the connection before its body and runs the route's head check as a task; ``checkPassed()`` or a
+    /// refusal (``complete(_:)``) resumes it, and libmicrohttpd calls ``finish()`` again, still before the body.
+    private func startCheck(_ headCheck: @escaping HeadCheck) {
+        let suspended = shared.withLock { state -> Bool in
+            if core.forcing { return false }
+            state.suspended = true
+            MHD_suspend_connection(connection)
+            return true
+        }
+        guard suspended else {
+            respondNow(error: .unavailable("the server is shutting down; retry on another instance"))
+            return
+        }
+        checkState = .pending
+        tracked = true
+        core.track(self)
+        let request = Request(
+            method: method, path: path, query: query, headers: headers, remoteAddress: remoteAddress, body: .bytes([]))
+        let logContext: LogMetadata = ["request_id": requestID]
+        let context = RequestContext(
+            requestID: requestID, route: routeLabel, parameters: parameters, logger: core.logger.with(logContext))
+        let job = Job(
+            exchange: self, work: .check(headCheck), request: request, context: context, logContext: logContext)
+        if !core.enqueue(job) {
+            complete(Response.error(.unavailable("the server is shutting down"), requestID: requestID))
+        }
+    }
+
+    /// The head check accepted the request: resume the connection so that its body is read.
+    func checkPassed() {
+        shared.withLock { state in
+            guard state.response == nil, !state.closed else { return }
+            state.checkPassed = true
+            if state.suspended {
+                state.suspended = false
+                MHD_resume_connection(connection)
             }
         }
     }
@@ -146,6 +218,17 @@ final class Exchange: @unchecked Sendable {
     /// The body is complete (also called again after each resume): dispatch the handler or queue its response.
     func finish() {
         guard !queued else { return }
+        if checkState == .pending {
+            // Called again after the head check resumed the connection, before any body byte.
+            let (passed, refusal) = shared.withLock { ($0.checkPassed, $0.response) }
+            if let refusal {
+                queue(refusal)
+            } else if passed {
+                checkState = .none
+                prepareBody()
+            }
+            return
+        }
         if overLimit {
             respondNow(error: .payloadTooLarge(limit: limit))
             return
@@ -173,8 +256,13 @@ final class Exchange: @unchecked Sendable {
                 case .failure(let error):
                     core.logger.error(
                         "cannot write upload file", metadata: ["request_id": requestID, "error": "\(error)"])
+                    let full = error.isOutOfSpace
                     respondNow(
-                        error: HTTPError(.insufficientStorage, code: "STORAGE", message: "cannot store the body"))
+                        error: HTTPError(
+                            .insufficientStorage, code: "INSUFFICIENT_STORAGE",
+                            message: full
+                                ? "the server's disk is full, so the body was not stored; retry later"
+                                : "cannot store the body"))
                     return
                 }
             case .stream:
@@ -220,7 +308,7 @@ final class Exchange: @unchecked Sendable {
             tracked = true
             core.track(self)
             return core.enqueue(
-                Job(exchange: self, handler: handler, request: request, context: context, logContext: logContext))
+                Job(exchange: self, work: .handle(handler), request: request, context: context, logContext: logContext))
         }
     }
 
@@ -409,10 +497,15 @@ final class Exchange: @unchecked Sendable {
     }
 }
 
-/// A request handed from a libmicrohttpd worker to ``HTTPServer/run()``.
+/// A request handed from a libmicrohttpd worker to ``HTTPServer/run()``: its handler, or its route's head check.
 struct Job: Sendable {
+    enum Work: Sendable {
+        case handle(Handler)
+        case check(HeadCheck)
+    }
+
     let exchange: Exchange
-    let handler: Handler
+    let work: Work
     let request: Request
     let context: RequestContext
     /// Bound as the ``LogContext`` of the handler's task (`request_id`).

@@ -20,6 +20,10 @@ extension HTTPServer {
         /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`). Requests whose headers do not fit are answered 431 by
         /// libmicrohttpd itself (without a request id).
         public var maxHeaderBytes: Int
+        /// Most query parameters a request may have; more are answered 414 `URI_TOO_LONG`. Each parameter takes
+        /// room in the connection's memory (``maxHeaderBytes``), so this must stay well below what fits: at most
+        /// `maxHeaderBytes / 128`, which is what nil means (256 with the default 32 KiB).
+        public var maxQueryParameters: Int?
         /// Body limit for routes using ``BodyMode/buffered(limit:)`` without their own limit.
         public var defaultBodyLimit: Int
         /// How much of a ``BodyMode/stream(limit:)`` body is held in memory before the connection is suspended
@@ -42,6 +46,7 @@ extension HTTPServer {
             maxConnections: Int = 1000,
             connectionTimeout: Duration = .seconds(30),
             maxHeaderBytes: Int = 32 * 1024,
+            maxQueryParameters: Int? = nil,
             defaultBodyLimit: Int = 1 << 20,
             streamBufferBytes: Int = 256 * 1024,
             bodyOverflowAllowance: Int = 1 << 20,
@@ -54,6 +59,7 @@ extension HTTPServer {
             self.maxConnections = maxConnections
             self.connectionTimeout = connectionTimeout
             self.maxHeaderBytes = maxHeaderBytes
+            self.maxQueryParameters = maxQueryParameters
             self.defaultBodyLimit = defaultBodyLimit
             self.streamBufferBytes = streamBufferBytes
             self.bodyOverflowAllowance = bodyOverflowAllowance
@@ -73,9 +79,15 @@ extension HTTPServer {
             try require(maxConnections >= 1, "maxConnections must be at least 1")
             try require(connectionTimeout > .zero, "connectionTimeout must be positive")
             try require(maxHeaderBytes >= 4096, "maxHeaderBytes must be at least 4096")
+            try require(
+                queryParameterLimit >= 1 && queryParameterLimit <= maxHeaderBytes / 128,
+                "maxQueryParameters must be 1...\(maxHeaderBytes / 128) (maxHeaderBytes / 128)")
             try require(defaultBodyLimit >= 0 && bodyOverflowAllowance >= 0, "body limits must not be negative")
             try require(streamBufferBytes >= 4096, "streamBufferBytes must be at least 4096")
         }
+
+        /// The query-parameter limit in force: ``maxQueryParameters``, or `maxHeaderBytes / 128`.
+        public var queryParameterLimit: Int { maxQueryParameters ?? maxHeaderBytes / 128 }
 
         /// The timeout in whole seconds as libmicrohttpd wants it (at least 1).
         var timeoutSeconds: Int {

@@ -79,9 +79,28 @@ final class ServerCore: Sendable {
     /// Runs one handler as a child task of ``HTTPServer/run()``'s group, inside the request's ``LogContext``, and
     /// delivers its response.
     func execute(_ job: Job) async {
+        switch job.work {
+        case .check(let check):
+            // A head check: the connection is suspended before its body; it resumes either way.
+            let refusal: Response? = await LogContext.with(job.logContext) {
+                do {
+                    try await check(job.request, job.context)
+                    return nil
+                } catch {
+                    return errorResponse(for: error, context: job.context)
+                }
+            }
+            if let refusal { job.exchange.complete(refusal) } else { job.exchange.checkPassed() }
+            return
+        case .handle(let handler):
+            await handle(job, handler)
+        }
+    }
+
+    private func handle(_ job: Job, _ handler: Handler) async {
         let response: Response = await LogContext.with(job.logContext) {
             do {
-                return try await job.handler(job.request, job.context)
+                return try await handler(job.request, job.context)
             } catch {
                 return errorResponse(for: error, context: job.context)
             }
@@ -152,7 +171,9 @@ final class ServerCore: Sendable {
         connection: OpaquePointer, url: String, method: String, data: UnsafePointer<CChar>?,
         size: UnsafeMutablePointer<Int>, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        if let raw = slot.pointee {
+        // The URI guard leaves a marker instead of nil when it cut off a query with too many parameters.
+        let queryRefused = slot.pointee == earshot_mhd_query_refused()
+        if let raw = slot.pointee, !queryRefused {
             let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
             if size.pointee > 0 {
                 let keep = exchange.receive(UnsafeRawBufferPointer(start: data, count: size.pointee))
@@ -163,6 +184,7 @@ final class ServerCore: Sendable {
             return .YES
         }
         let exchange = Exchange(core: self, connection: connection, method: method, path: url)
+        exchange.queryRefused = queryRefused
         slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
         inFlightCount.add(1, ordering: .relaxed)
         metrics.started()
@@ -222,6 +244,8 @@ final class ServerCore: Sendable {
     static let completionHandler: MHD_RequestCompletedCallback = { cls, _, slot, termination in
         guard let cls, let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
+        // A request refused by the URI guard that never reached the access handler: no exchange to release.
+        if raw == earshot_mhd_query_refused() { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
         core.completed(exchange, termination: termination)

@@ -183,9 +183,11 @@ struct AccountRoutes: Sendable {
     /// A user token for the session's account, living `account-token-ttl`.
     private func userToken(_ caller: Principal) async throws -> TokenResponse {
         let ttl = Int(tokenTTL.components.seconds)
+        // The tenant's current generation: disabling the partner revokes these tokens with its own.
+        let generation = try await tokens.partners.partner(caller.partnerID)?.generation ?? 1
         let token = try await tokens.sign(
             subject: try Self.account(of: caller), partner: caller.partnerID, kind: .user, scopes: Scope.user,
-            ttlSeconds: ttl)
+            ttlSeconds: ttl, generation: generation)
         return TokenResponse(accessToken: token, expiresIn: ttl)
     }
 

@@ -36,7 +36,12 @@ public struct Application: Sendable {
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
             HealthRoutes(
                 metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
-                extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() }
+                extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() },
+                storagePaths: [
+                    configuration.resolvedBlobDirectory,
+                    (configuration.resolvedDatabasePath as NSString).deletingLastPathComponent,
+                ],
+                minimumFreeSpace: configuration.minFreeSpace
             ).register(on: router)
             if configuration.role.servesAPI {
                 services.register(on: router)

@@ -17,6 +17,8 @@ struct Services: Sendable {
     let tokens: TokenService
     /// Long-lived API keys (accepted by `tokens` beside tokens).
     let apiKeys: APIKeys
+    /// The rate-limited client-credentials check of `POST /open/partner/token`.
+    let credentials: CredentialGate
     let uploads: UploadService
     let links: PublicLinks
     let queue: JobQueue
@@ -40,8 +42,10 @@ struct Services: Sendable {
     let notes: any NoteProcessing
     /// The built-in language model's child process, when `notes` uses it (run by `Application.run`).
     let managedLanguageModel: ManagedLlamaServer?
-    /// The HTTP client of webhook deliveries.
-    private let webhookSession = URLSession(configuration: .ephemeral)
+    /// The HTTP client of webhook deliveries (it follows no redirect).
+    private let webhookSession = WebhookSession.make()
+    /// Where webhooks may go (`webhook-allow-networks`).
+    let callbacks: CallbackPolicy
     private let logger = Logger(label: "maintenance")
 
     init(
@@ -64,6 +68,7 @@ struct Services: Sendable {
             configuration: .init(rotationInterval: configuration.signingKeyRotation, retention: retention), now: now)
         let partners = PartnerDirectory(metadata: metadata, now: now)
         apiKeys = APIKeys(metadata: metadata, partners: partners, now: now)
+        credentials = CredentialGate(partners: partners)
         var tokens = TokenService(
             keyring: keyring, partners: partners,
             configuration: .init(
@@ -74,7 +79,8 @@ struct Services: Sendable {
         self.tokens = tokens
         links = PublicLinks(configuredBase: configuration.publicURL, prefix: configuration.apiPrefix)
         uploads = UploadService(
-            metadata: metadata, blobs: blobs, signer: URLSigner(keyring: keyring, now: now), links: links,
+            metadata: metadata, blobs: blobs, signer: URLSigner(keyring: keyring, partners: partners, now: now),
+            links: links,
             configuration: .init(
                 chunkSize: configuration.uploadChunkSize, maxFileSize: configuration.uploadMaxFileSize,
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
@@ -86,6 +92,8 @@ struct Services: Sendable {
             configuration: .init(
                 models: ModelStore(home: models), concurrentDecodes: configuration.workers,
                 allowTruncatedAudio: true))
+        let callbacks = CallbackPolicy(allowed: configuration.webhookAllowNetworks.compactMap(NetworkRange.init))
+        self.callbacks = callbacks
         let signal = JobSignal()
         let (accounts, outbox) = configuration.makeAccounts(metadata: metadata, signal: signal)
         self.accounts = accounts
@@ -97,7 +105,8 @@ struct Services: Sendable {
         let kinds: [any JobKind] = [
             TranscriptionJob(
                 policy: taskPolicy, metadata: metadata, blobs: blobs, engines: engines, speakers: speakers,
-                webhooks: webhooks),
+                webhooks: webhooks, window: configuration.transcriptionWindow,
+                maxDuration: configuration.maxAudioDuration),
             RecordNoteJob(
                 policy: JobPolicy(lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay),
                 metadata: metadata, processor: notes),
@@ -113,10 +122,13 @@ struct Services: Sendable {
             kinds + [
                 WebhookJob(
                     policy: JobPolicy(
-                        concurrency: 4, lease: configuration.webhookTimeout + .seconds(30),
-                        retryDelay: configuration.webhookRetryDelay, maximumRetryDelay: .seconds(3600)),
-                    timeout: configuration.webhookTimeout, metadata: metadata, webhooks: webhooks, metrics: metrics,
-                    session: webhookSession)
+                        concurrency: configuration.webhookConcurrency,
+                        lease: configuration.webhookTimeout + .seconds(30),
+                        retryDelay: configuration.webhookRetryDelay, maximumRetryDelay: .seconds(3600),
+                        tenantLimit: max(1, configuration.webhookConcurrency / 2),
+                        partitionLimit: configuration.webhookHostConcurrency),
+                    timeout: configuration.webhookTimeout, metadata: metadata, webhooks: webhooks,
+                    callbacks: callbacks, metrics: metrics, session: webhookSession)
             ])
         jobs = registry
         // What must commit with a job's final state (a webhook delivery, a record's new transcript) is its kind's
@@ -126,7 +138,7 @@ struct Services: Sendable {
             onDelete: { db, ids in try webhooks.forget(db, jobIDs: ids) }, signal: signal)
         transcriptions = TranscriptionService(
             queue: queue, metadata: metadata, links: links, signer: uploads.signer, running: running,
-            maxAttempts: configuration.taskMaxAttempts)
+            callbacks: callbacks, maxAttempts: configuration.taskMaxAttempts)
         admission = DecodeAdmission(
             configuration: .init(
                 slots: configuration.openAIConcurrency, maxWaiting: configuration.openAIConcurrency,
@@ -151,7 +163,7 @@ struct Services: Sendable {
             builder: router.group(configuration.apiPrefix.isEmpty ? "/" : configuration.apiPrefix), tokens: tokens,
             signer: uploads.signer, sessions: SessionCredentials(directory: accounts))
         let spool = (configuration.resolvedBlobDirectory as NSString).appendingPathComponent(".tmp")
-        AuthRoutes(tokens: tokens).register(on: api)
+        AuthRoutes(tokens: tokens, credentials: credentials).register(on: api)
         APIKeyRoutes(keys: apiKeys).register(on: api)
         UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
@@ -174,12 +186,14 @@ struct Services: Sendable {
         OpenAPIRoutes(links: links).register(on: router)
     }
 
-    /// Collects abandoned uploads and rotates/expires signing keys every `interval`, until cancelled. A failed
+    /// Collects abandoned uploads and temporary files no process owns, and rotates/expires signing keys every
+    /// `interval`, until cancelled. A failed
     /// round is logged and retried at the next one.
     func maintain(every interval: Duration) async {
         while !Task.isCancelled {
             do {
                 try await uploads.sweep()
+                if let files = blobs as? FileSystemBlobStore { try await files.removeStaleTemporaryFiles() }
                 try await keyring.maintain()
             } catch is CancellationError {
                 return

@@ -73,13 +73,16 @@ struct APIRoutes: Sendable {
 
     /// Registers a route whose URL is its own credential: the request must carry a valid, unexpired signature
     /// made by ``URLSigner/sign(_:_:lifetime:)`` for the same route and parameters (403 `FORBIDDEN` otherwise).
+    /// The signature is checked on the request's head, before any body byte is read (``HeadCheck``): an unsigned
+    /// or forged part `PUT` is refused without spooling its body.
     func signed(
         _ route: SignedRoute, body: BodyMode = .buffered(), use handler: @escaping Handler
     ) {
-        builder.on(route.method, route.pattern.description, body: body) { [signer] request, context in
-            try await signer.verify(route, parameters: context.parameters, query: request.query)
-            return try await handler(request, context)
-        }
+        builder.on(
+            route.method, route.pattern.description, body: body,
+            check: { [signer] request, context in
+                try await signer.verify(route, parameters: context.parameters, query: request.query)
+            }, use: handler)
     }
 
     /// Registers a route that needs no credential (it authenticates by its body, like the token endpoint).

@@ -5,12 +5,14 @@ import EarshotHTTP
 /// (partner token + `user_id` → user token).
 struct AuthRoutes: Sendable {
     let tokens: TokenService
+    /// Rate limits and caches the client-credentials check.
+    let credentials: CredentialGate
 
     func register(on api: APIRoutes) {
         api.open(.post, APIPath.partnerToken) { request, _ in
             let body = try request.decode(PartnerTokenRequest.self)
-            let partner = try await tokens.partners.authenticate(
-                clientID: body.clientID, clientSecret: body.clientSecret)
+            let partner = try await credentials.authenticate(
+                clientID: body.clientID, clientSecret: body.clientSecret, address: request.remoteAddress)
             return try .json(try await tokens.partnerToken(for: partner), headers: ["Cache-Control": "no-store"])
         }
         api.post(APIPath.userToken, .partner) { request, _, caller in

@@ -10,10 +10,15 @@ struct Principal: Sendable, Equatable {
     let scopes: Set<String>
     /// The token id (`jti`) or API key id, for logs.
     let tokenID: String
+    /// The partner's generation the token carries (a user token made from it carries the same).
+    var generation = 1
 
     /// A partner token, or an API key of the partner with the `partner` scope (a partner key with narrower scopes
     /// reaches every user's data, but only the routes its scopes open).
     var isPartner: Bool { userID == nil && scopes.contains(Scope.partner.rawValue) }
+
+    /// Who the signed URLs made for this caller are issued for.
+    var issuer: URLSigner.Issuer { URLSigner.Issuer(partnerID: partnerID, generation: generation) }
 
     /// Throws 403 `FORBIDDEN` unless this is a partner token.
     func requirePartner() throws(PlatformError) {

@@ -17,6 +17,9 @@ struct TokenClaims: Codable, Sendable, Equatable {
     var exp: Int64
     /// A unique token id (for logs and, later, revocation lists).
     var jti: String
+    /// The partner's generation when the token was issued (``Partner/generation``); nil in tokens issued before
+    /// generations existed, which count as generation 1.
+    var gen: Int?
 
     enum Kind: String, Codable, Sendable {
         case partner

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// A token is accepted only when its structure, algorithm (`HS256`), key id, signature (constant-time),
 /// issuer, expiry and not-before (each with ``Configuration/leeway`` for clock skew) all check out and its
-/// partner is still active. Every failure is 401 `UNAUTHORIZED`, with a message that says which check failed.
+/// partner is still active and in the generation the token was issued in (disabling a partner revokes its tokens
+/// for good). Every failure is 401 `UNAUTHORIZED`, with a message that says which check failed.
 struct TokenService: Sendable {
     struct Configuration: Sendable {
         /// `iss` of every token, checked on verification.
@@ -31,7 +32,8 @@ struct TokenService: Sendable {
     func partnerToken(for partner: Partner) async throws -> TokenResponse {
         let ttl = Int(configuration.partnerTokenTTL.components.seconds)
         let token = try await sign(
-            subject: partner.id, partner: partner.id, kind: .partner, scopes: [.partner], ttlSeconds: ttl)
+            subject: partner.id, partner: partner.id, kind: .partner, scopes: [.partner], ttlSeconds: ttl,
+            generation: partner.generation)
         return TokenResponse(accessToken: token, expiresIn: ttl)
     }
 
@@ -47,7 +49,8 @@ struct TokenService: Sendable {
         }
         let ttl = min(ttlSeconds ?? cap, cap)
         let token = try await sign(
-            subject: userID, partner: caller.partnerID, kind: .user, scopes: Scope.user, ttlSeconds: ttl)
+            subject: userID, partner: caller.partnerID, kind: .user, scopes: Scope.user, ttlSeconds: ttl,
+            generation: caller.generation)
         return TokenResponse(accessToken: token, expiresIn: ttl)
     }
 
@@ -105,25 +108,41 @@ struct TokenService: Sendable {
         guard let partner = try await partners.partner(claims.partner), partner.isActive else {
             throw PlatformError.unauthorized("the token's partner is disabled or no longer exists")
         }
+        let generation = claims.gen ?? 1
+        guard generation == partner.generation else {
+            throw PlatformError.unauthorized(
+                "the token was revoked: its partner was disabled after it was issued; request a new one")
+        }
         return Principal(
             partnerID: claims.partner, userID: claims.kind == .user ? claims.sub : nil, scopes: scopes,
-            tokenID: claims.jti)
+            tokenID: claims.jti, generation: generation)
     }
 
     /// Signs a token with the current key.
     func sign(
-        subject: String, partner: String, kind: TokenClaims.Kind, scopes: [Scope], ttlSeconds: Int
+        subject: String, partner: String, kind: TokenClaims.Kind, scopes: [Scope], ttlSeconds: Int, generation: Int
     ) async throws -> String {
         let key = try await keyring.current(.token)
         let issued = Int64(now().timeIntervalSince1970.rounded(.down))
         let claims = TokenClaims(
             iss: configuration.issuer, sub: subject, partner: partner, kind: kind,
             scope: scopes.map(\.rawValue).joined(separator: " "), iat: issued, nbf: issued,
-            exp: issued + Int64(ttlSeconds), jti: Identifier.make(prefix: "tok"))
+            exp: issued + Int64(ttlSeconds), jti: Identifier.make(prefix: "tok"), gen: generation)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload = Array(try encoder.encode(claims))
         return JWT.sign(header: .init(alg: JWT.algorithm, typ: "JWT", kid: key.kid), payload: payload, key: key.secret)
+    }
+
+    /// The `user_id` query filter of a listing, or 400 naming the rule when it is not a user id (rather than a
+    /// filter that silently matches nothing).
+    static func userFilter(_ query: QueryParameters) throws -> String? {
+        guard let userID = query["user_id"] else { return nil }
+        guard isValidUserID(userID) else {
+            throw PlatformError.invalidArgument(
+                "user_id must be 1-128 characters of letters, digits and . _ @ : - (got \(userID.count) characters)")
+        }
+        return userID
     }
 
     static func isValidUserID(_ id: String) -> Bool {

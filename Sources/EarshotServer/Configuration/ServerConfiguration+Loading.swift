@@ -183,6 +183,9 @@ extension ServerConfiguration {
             return nil
         },
         sizeSetting(
+            "min-free-space", "Below this much free disk, /readyz answers 503 (default 100MiB).", 0...,
+            \.minFreeSpace),
+        sizeSetting(
             "upload-chunk-size", "Part size of multipart uploads (default 5MiB).", 1024...(1 << 30), \.uploadChunkSize),
         sizeSetting("upload-max-file-size", "Largest uploaded file (default 2GiB).", 1..., \.uploadMaxFileSize),
         Setting(
@@ -214,6 +217,11 @@ extension ServerConfiguration {
         durationSetting("task-lease", "A worker's lease on a task, renewed by heartbeats (default 30s).", \.taskLease),
         durationSetting(
             "task-retry-delay", "First retry delay of a failed task, doubling (default 5s).", \.taskRetryDelay),
+        durationSetting(
+            "transcription-window", "Longer audio is transcribed in windows this long, memory bounded (default 30m).",
+            \.transcriptionWindow),
+        durationSetting(
+            "max-audio-duration", "Longest recording a task transcribes (default 8h).", \.maxAudioDuration),
         Setting(name: "model-home", valueName: "DIR", help: "Directory holding models/ (default $EARSHOT_HOME).") {
             config, value in
             guard !value.isEmpty else { return "model-home must not be empty" }
@@ -225,6 +233,25 @@ extension ServerConfiguration {
             "webhook-retry-delay", "First webhook retry delay, doubling up to 1h (default 5s).", \.webhookRetryDelay),
         durationSetting(
             "webhook-retry-period", "Webhooks are retried for this long (default 24h).", \.webhookRetryPeriod),
+        Setting(
+            name: "webhook-allow-networks", valueName: "LIST",
+            help: "Non-public networks webhooks may reach, CIDR, comma-separated (default none: public only)."
+        ) {
+            config, value in
+            let networks = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            guard networks.allSatisfy({ NetworkRange($0) != nil }) else {
+                return "'\(value)' is not a comma-separated list of networks (example: 10.0.0.0/8,127.0.0.1,::1)"
+            }
+            config.webhookAllowNetworks = networks
+            return nil
+        },
+        countSetting(
+            "webhook-concurrency", "Webhook POSTs in flight at once, half at most per tenant (default 8).", 1...256,
+            noun: "request count", \.webhookConcurrency),
+        countSetting(
+            "webhook-host-concurrency", "Webhook POSTs in flight at once to one host (default 2).", 1...256,
+            noun: "request count", \.webhookHostConcurrency),
         sizeSetting(
             "openai-max-file-size", "Largest file for /v1/audio/* (default 25MiB).", 1024..., \.openAIMaxFileSize),
         countSetting(
@@ -463,6 +490,11 @@ extension ServerConfiguration {
             }
         }
     }
+}
+
+extension ServerConfiguration {
+    /// Parses a duration as settings write it (`30s`, `500ms`, `2m`, `1h`, `7d`, or seconds); nil if malformed.
+    public static func duration(_ text: String) -> Duration? { parseDuration(text) }
 }
 
 /// `30s`, `500ms`, `2m`, `1h`, `7d`, or a plain number of seconds.

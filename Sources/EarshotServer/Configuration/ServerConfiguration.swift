@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var connectionTimeout: Duration = .seconds(30)
     /// On SIGTERM/SIGINT, in-flight requests get this long to finish.
     public var shutdownGrace: Duration = .seconds(10)
+    /// `/readyz` answers 503 when the blob or database file system has less free space than this (writes answer
+    /// 507 `INSUFFICIENT_STORAGE` once it is full).
+    public var minFreeSpace = 100 << 20
     /// Largest JSON request body accepted (413 above it).
     public var maxJSONBody = 1 << 20
     /// Largest request header block accepted.
@@ -71,6 +74,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var taskLease: Duration = .seconds(30)
     /// Delay before the first retry of a failed task; doubles with each further attempt.
     public var taskRetryDelay: Duration = .seconds(5)
+    /// Audio longer than this is transcribed in consecutive windows of this length, decoded as needed, so a
+    /// worker's memory follows the window, not the recording (a 30 min window holds 115 MB of samples).
+    public var transcriptionWindow: Duration = .seconds(1800)
+    /// Longer recordings are refused with a message naming this setting.
+    public var maxAudioDuration: Duration = .seconds(8 * 3600)
     /// How often an idle worker looks for queued tasks.
     public var taskPollInterval: Duration = .milliseconds(250)
     /// Where speech models are installed (`<home>/models`); nil means `$EARSHOT_HOME` or `~/.cache/earshot`.
@@ -81,6 +89,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var webhookRetryDelay: Duration = .seconds(5)
     /// A webhook is retried until this long after the event, then marked failed (it can still be redelivered).
     public var webhookRetryPeriod: Duration = .seconds(86400)
+    /// Networks (CIDR) webhooks may reach although they are not public (loopback, private, link-local…); empty by
+    /// default: callbacks go to public addresses only.
+    public var webhookAllowNetworks: [String] = []
+    /// Webhook POSTs in flight at once in this process; one tenant may use at most half of them.
+    public var webhookConcurrency = 8
+    /// Webhook POSTs in flight at once to one callback host (`host:port`) from this process.
+    public var webhookHostConcurrency = 2
     /// Largest audio file the OpenAI-compatible endpoints accept (OpenAI's own limit is 25 MB).
     public var openAIMaxFileSize = 25 << 20
     /// Synchronous `/v1/audio/*` requests decoding at once; as many more wait up to ``openAIMaxWait``, the rest

@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotAccounts
+import EarshotCore
 import EarshotDiarization
 import EarshotHTTP
 import EarshotModels
@@ -18,10 +19,17 @@ enum ErrorTable {
         // runs `make models`; say so instead of a bare 500.
         case let error as ModelError: .unavailable(error.description)
         case let error as DiarizationError: map(error)
+        case let error as SystemCallError where error.isOutOfSpace: diskFull
         case let error as AccountError: map(error)
         default: nil
         }
     }
+
+    /// 507 `INSUFFICIENT_STORAGE`: the disk is full. Retrying later can succeed once the operator frees space;
+    /// nothing was stored.
+    static let diskFull = HTTPError(
+        .insufficientStorage, code: ErrorCode.insufficientStorage.rawValue,
+        message: "the server's disk is full, so nothing was stored; retry later (the operator must free space)")
 
     static func map(_ error: PlatformError) -> HTTPError {
         switch error.code {
@@ -49,6 +57,7 @@ enum ErrorTable {
         case .conflict: .conflict(error.message)
         case .invalidKey, .invalidRange, .invalidArgument: .invalidArgument(error.message)
         case .unavailable, .closed: .unavailable(error.message)
+        case .diskFull: diskFull
         default: nil  // corrupted, io, database, migration errors: server faults, answered 500 and logged.
         }
     }

@@ -3,7 +3,8 @@ import EarshotHTTP
 import EarshotStore
 import Foundation
 
-/// `GET /healthz` (liveness), `GET /readyz` (the stores answer) and `GET /metrics` (Prometheus text).
+/// `GET /healthz` (liveness), `GET /readyz` (the stores answer and their disks have `min-free-space` free) and
+/// `GET /metrics` (Prometheus text).
 struct HealthRoutes {
     let metadata: any MetadataStore
     let blobs: any BlobStore
@@ -11,10 +12,23 @@ struct HealthRoutes {
     let process: ProcessMetrics
     /// More Prometheus text appended to `/metrics` (task queue and webhook metrics).
     var extraMetrics: @Sendable () -> String = { "" }
+    /// Directories whose file systems must keep ``minimumFreeSpace`` bytes free for `/readyz` (the blobs and the
+    /// database).
+    var storagePaths: [String] = []
+    /// `min-free-space`: below it, `/readyz` answers 503 (uploads would soon fail with 507).
+    var minimumFreeSpace = 0
 
     /// The `/healthz` answer, built once: liveness is asked for constantly (load balancers, benchmarks).
     static let liveness = Response(
         status: .ok, headers: ["Content-Type": "application/json"], body: .bytes(Array(#"{"status":"ok"}"#.utf8)))
+
+    /// Temporary files swept (crash leftovers), when the blob store is the file system.
+    func storageMetrics() -> String {
+        guard let files = blobs as? FileSystemBlobStore else { return "" }
+        return "# HELP earshot_blob_temporary_files_removed_total Temporary blob files no process owned (left by a "
+            + "crash or a kill), removed since start.\n# TYPE earshot_blob_temporary_files_removed_total counter\n"
+            + "earshot_blob_temporary_files_removed_total \(files.temporaryFilesRemoved)\n"
+    }
 
     struct Check {
         let name: String
@@ -26,17 +40,21 @@ struct HealthRoutes {
         router.inline.get("/healthz") { _, _ in Self.liveness }
         router.inline.get("/metrics") { _, _ in
             .text(
-                metrics.render() + process.render() + extraMetrics(),
+                metrics.render() + process.render() + storageMetrics() + extraMetrics(),
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("/readyz") { _, context in
             async let metadataCheck = check("metadata") { try await metadata.ping() }
             async let blobCheck = check("blobs") { try await blobs.ping() }
-            let checks = [await metadataCheck, await blobCheck]
+            let checks = [await metadataCheck, await blobCheck, diskCheck()]
             let ready = checks.allSatisfy { $0.error == nil }
             if !ready {
                 context.logger.warning(
-                    "not ready", metadata: ["metadata": checks[0].error ?? "ok", "blobs": checks[1].error ?? "ok"])
+                    "not ready",
+                    metadata: [
+                        "metadata": checks[0].error ?? "ok", "blobs": checks[1].error ?? "ok",
+                        "disk": checks[2].error ?? "ok",
+                    ])
             }
             return try Self.readiness(ready: ready, checks: checks)
         }
@@ -61,6 +79,22 @@ struct HealthRoutes {
         return Response(
             status: ready ? .ok : .serviceUnavailable, headers: ["Content-Type": "application/json"],
             body: .bytes(Array(body.utf8)))
+    }
+
+    /// `disk`: every storage path's file system has at least ``minimumFreeSpace`` bytes free.
+    func diskCheck() -> Check {
+        for path in storagePaths {
+            var info = statvfs()
+            guard statvfs(path, &info) == 0 else { continue }
+            let free = Int(info.f_bavail) * Int(info.f_frsize)
+            if free < minimumFreeSpace {
+                return Check(
+                    name: "disk",
+                    error: "\(free / 1_048_576) MiB free under \(path), below min-free-space "
+                        + "(\(minimumFreeSpace / 1_048_576) MiB)")
+            }
+        }
+        return Check(name: "disk", error: nil)
     }
 
     private func check(_ name: String, _ probe: () async throws -> Void) async -> Check {

@@ -45,6 +45,12 @@ struct JobPolicy: Sendable {
     var retryDelay: Duration = .seconds(5)
     /// The longest backoff (nil: only the doubling limit of ``JobQueue/Failure/backoff(attempt:base:maximum:)``).
     var maximumRetryDelay: Duration? = nil
+    /// At most this many jobs of one tenant run at once in this process (nil: no limit), so one tenant's backlog
+    /// leaves workers for the others.
+    var tenantLimit: Int? = nil
+    /// At most this many jobs of one partition (``Job/partitionKey``: a webhook's host) run at once in this
+    /// process (nil: no limit).
+    var partitionLimit: Int? = nil
 }
 
 /// An error a ``JobKind`` throws to end an attempt in a chosen way.

@@ -6,8 +6,9 @@ import Synchronization
 /// Runs every background job kind of this process over the durable ``JobQueue``: one loop, many kinds.
 ///
 /// For each registered ``JobKind`` it runs `policy.concurrency` workers. A worker claims one due job of its kind
-/// with a lease, runs it while a watchdog heartbeats (every third of the lease, and when progress changed, at
-/// most every 500 ms) and finishes it with a write that only succeeds while it still holds the lease — so a job
+/// (passing over tenants and partitions at their ``JobPolicy`` limits in this process) with a lease, runs it
+/// while a watchdog heartbeats (every third of the lease, and when progress changed, at most every 500 ms) and
+/// finishes it with a write that only succeeds while it still holds the lease — so a job
 /// whose worker was presumed dead and re-queued finishes exactly once. A job revoked or deleted in this process
 /// stops within ~100 ms (``RunningJobs``); one revoked or deleted elsewhere, or whose lease was lost, stops at the
 /// next heartbeat. A failed attempt is retried with the kind's backoff or failed, as the kind decides. At
@@ -16,9 +17,10 @@ import Synchronization
 /// a worker whose lease was taken over (paused, cut off) has its late result refused and counted
 /// (`earshot_job_fenced_writes_total`).
 ///
-/// One reaper re-queues expired leases of every kind and refreshes the per-kind queue gauges. Idle workers
-/// sleep until a job of their kind is added (in this process, or in any process through the store's notifications:
-/// PostgreSQL's `LISTEN`) or the poll interval passes.
+/// One reaper re-queues expired leases of every kind (a lost lease is not the job's fault: it does not use up
+/// the job's attempts; docs/tasks.md) and refreshes the per-kind queue gauges. Idle workers sleep until a job of
+/// their kind is added (in this process, or in any process through the store's notifications: PostgreSQL's
+/// `LISTEN`) or the poll interval passes.
 struct JobRunner: Sendable {
     struct Configuration: Sendable {
         /// How often idle workers look for due jobs added elsewhere (or whose retry delay ran out).
@@ -35,6 +37,8 @@ struct JobRunner: Sendable {
     let logger = Logger(label: "jobs")
     /// Identifies this process's workers in `lease_owner`.
     let processID = Identifier.make(prefix: "wrk")
+    /// Serialises the claims of kinds with tenant or partition limits.
+    let claims = KeyedLock()
 
     /// Runs the workers of every kind and the reaper until cancelled.
     func run() async {
@@ -62,7 +66,8 @@ struct JobRunner: Sendable {
                 let job = try await queue.claim(id: id, owner: "\(processID)-local", lease: kind.policy.lease)
             {
                 await LogContext.with(["job_id": job.id, "kind": kind.name]) {
-                    await process(job, kind: kind, owner: "\(processID)-local", progress: progress)
+                    let stop = running.register(job.id, kind: kind.name, tenant: job.tenant, partition: job.partitionKey)
+                    await process(job, kind: kind, owner: "\(processID)-local", stop: stop, progress: progress)
                 }
                 continue
             }
@@ -102,11 +107,11 @@ struct JobRunner: Sendable {
         while !Task.isCancelled {
             let generation = queue.signal.generation(of: kind.name)
             do {
-                if let job = try await queue.claim(kind: kind.name, owner: owner, lease: kind.policy.lease) {
+                if let (job, stop) = try await claim(kind, owner: owner) {
                     // Every line logged while the job runs — by the runner, the kind, or anything they call —
                     // carries its id and kind.
                     await LogContext.with(["job_id": job.id, "kind": kind.name]) {
-                        await process(job, kind: kind, owner: owner)
+                        await process(job, kind: kind, owner: owner, stop: stop)
                     }
                     continue
                 }
@@ -119,6 +124,22 @@ struct JobRunner: Sendable {
         }
     }
 
+    /// Claims a due job of `kind` and registers it as running here. For a kind with tenant or partition limits,
+    /// the claims of its workers are serialised, so that two workers never both see a host below its limit and
+    /// both take a job for it.
+    private func claim(_ kind: any JobKind, owner: String) async throws -> (Job, RunningJobs.Stop)? {
+        let policy = kind.policy
+        @Sendable func take() async throws -> (Job, RunningJobs.Stop)? {
+            let busy = running.busy(
+                kind: kind.name, tenantLimit: policy.tenantLimit, partitionLimit: policy.partitionLimit)
+            guard let job = try await queue.claim(kind: kind.name, owner: owner, lease: policy.lease, skipping: busy)
+            else { return nil }
+            return (job, running.register(job.id, kind: kind.name, tenant: job.tenant, partition: job.partitionKey))
+        }
+        guard policy.tenantLimit != nil || policy.partitionLimit != nil else { return try await take() }
+        return try await claims.withLock(kind.name) { try await take() }
+    }
+
     /// Why a job stopped without a result.
     private enum Stopped: Error {
         /// The job was revoked or deleted, or the lease was lost: someone else owns the outcome now.
@@ -127,8 +148,9 @@ struct JobRunner: Sendable {
         case shutdown
     }
 
-    private func process(_ job: Job, kind: any JobKind, owner: String, progress: JobProgress = JobProgress()) async {
-        let stop = running.register(job.id, kind: kind.name)
+    private func process(
+        _ job: Job, kind: any JobKind, owner: String, stop: RunningJobs.Stop, progress: JobProgress = JobProgress()
+    ) async {
         defer { running.unregister(job.id) }
         let context = JobContext(logger: Logger(label: kind.name), progress: progress)
         logger.info("job started", metadata: ["attempt": "\(job.attempts)", "owner": owner])

@@ -110,12 +110,13 @@ public struct LocalLibrary: Sendable {
                 }
                 let token = try await tokens.sign(
                     subject: partner.id, partner: partner.id, kind: .partner, scopes: [.partner],
-                    ttlSeconds: ttlSeconds)
+                    ttlSeconds: ttlSeconds, generation: partner.generation)
                 return TokenResponse(accessToken: token, expiresIn: ttlSeconds)
             }
             return try await tokens.partnerToken(for: partner)
         }
-        let caller = Principal(partnerID: partner.id, userID: nil, scopes: [Scope.partner.rawValue], tokenID: "cli")
+        var caller = Principal(partnerID: partner.id, userID: nil, scopes: [Scope.partner.rawValue], tokenID: "cli")
+        caller.generation = partner.generation  // a user token carries its partner's current generation
         return try await tokens.userToken(for: caller, userID: userID, ttlSeconds: ttlSeconds)
     }
 

@@ -8,13 +8,21 @@ public struct Partner: Sendable, Equatable, Decodable {
     public let status: String
     /// Unix milliseconds.
     public let createdAt: Int64
+    /// Bumped each time the partner is disabled: tokens and signed URLs carry the generation they were issued in
+    /// and stop working when it changes, so re-enabling a partner does not revive them.
+    public let generation: Int
 
     enum CodingKeys: String, CodingKey {
-        case id, name, status
+        case id, name, status, generation
         case createdAt = "created_at"
     }
 
     public var isActive: Bool { status == "active" }
+}
+
+/// The columns a ``Partner`` decodes from.
+extension Partner {
+    static let columns = "id, name, status, created_at, generation"
 }
 
 /// What `earshot partners create` prints once: the credentials of a new partner.

@@ -20,12 +20,24 @@ public struct PartnerAdministration: Sendable {
         try await withDirectory { try await $0.list() }
     }
 
-    /// Disables (`active: false`) or re-enables a partner. A disabled partner's tokens stop working at once.
+    /// Disables (`active: false`) or re-enables a partner. A disabled partner's tokens and signed URLs stop working
+    /// at once, and stay revoked when it is enabled again (its generation changed).
     ///
     /// - Throws: ``PlatformError`` `.notFound` when there is no such partner.
     public func setStatus(_ id: String, active: Bool) async throws {
         let changed = try await withDirectory { try await $0.setStatus(id, active: active) }
         guard changed else { throw PlatformError.notFound("no partner \(id)") }
+    }
+
+    /// Gives the partner a new client secret (returned; it cannot be shown again) and keeps the current one
+    /// working for `overlap`, so its backend can switch without downtime.
+    ///
+    /// - Throws: ``PlatformError`` `.notFound` when there is no such partner.
+    public func rotateSecret(_ id: String, overlap: Duration) async throws -> String {
+        guard let secret = try await withDirectory({ try await $0.rotateSecret(id, overlap: overlap) }) else {
+            throw PlatformError.notFound("no partner \(id)")
+        }
+        return secret
     }
 
     private func withDirectory<T: Sendable>(_ body: (PartnerDirectory) async throws -> T) async throws -> T {

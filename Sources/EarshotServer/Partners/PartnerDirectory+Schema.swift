@@ -29,6 +29,17 @@ extension PartnerDirectory {
                     """,
                 legacy: .init(
                     version: 2, name: "partners_and_signing_keys",
-                    checksum: "da179c562e0b46a355abd456e73df3fd82a19a05776308080ac35f8fd8bfc796"))
+                    checksum: "da179c562e0b46a355abd456e73df3fd82a19a05776308080ac35f8fd8bfc796")),
+            Migration(
+                version: 2, name: "generations_and_secret_rotation",
+                sql: """
+                    -- Disabling a partner bumps its generation; tokens and signed URLs carry the generation they were
+                    -- issued in and are refused once it changed (re-enabling revives none of them). Rotating the
+                    -- secret keeps the old hash verifying until previous_secret_expires_at (Unix ms). Hashes may be
+                    -- "sha256$<salt>$<hash>" (generated secrets) besides the PBKDF2 form.
+                    ALTER TABLE partners ADD COLUMN generation INTEGER NOT NULL DEFAULT 1;
+                    ALTER TABLE partners ADD COLUMN previous_secret_hash TEXT;
+                    ALTER TABLE partners ADD COLUMN previous_secret_expires_at INTEGER;
+                    """),
         ])
 }

@@ -3,10 +3,19 @@ import EarshotCrypto
 import EarshotStore
 import Foundation
 
-/// The partners (tenants) in the metadata store: creation, credential checks, look-ups.
+/// The partners (tenants) in the metadata store: creation, credentials, status and generation, look-ups.
 struct PartnerDirectory: Sendable {
     let metadata: any MetadataStore
     var now: @Sendable () -> Date = Date.init
+
+    /// What the credential check needs of a partner: the partner, its secret's hash and, during a rotation's
+    /// overlap, the previous one.
+    struct StoredCredentials: Sendable {
+        let partner: Partner
+        let secretHash: String
+        let previousSecretHash: String?
+        let previousSecretExpiresAt: Int64?
+    }
 
     /// Creates a partner with a fresh client secret (returned once; only its hash is stored).
     func create(name: String) async throws -> PartnerCredentials {
@@ -14,10 +23,11 @@ struct PartnerDirectory: Sendable {
         guard !trimmed.isEmpty, trimmed.count <= 200 else {
             throw PlatformError.invalidArgument("a partner name must be 1-200 characters")
         }
-        let secret = "sk_" + Base64URL.encode(try SecureRandom.bytes(32))
-        let hash = try await SecretHash.make(secret)
+        let secret = try Self.newSecret()
+        let hash = try SecretHash.make(secret)
         let partner = Partner(
-            id: Identifier.make(prefix: "ptn"), name: trimmed, status: "active", createdAt: milliseconds(now()))
+            id: Identifier.make(prefix: "ptn"), name: trimmed, status: "active", createdAt: milliseconds(now()),
+            generation: 1)
         try await metadata.write { db in
             try db.execute(
                 "INSERT INTO partners (id, name, secret_hash, status, created_at) VALUES (?, ?, ?, ?, ?)", partner.id,
@@ -26,29 +36,31 @@ struct PartnerDirectory: Sendable {
         return PartnerCredentials(partner: partner, clientSecret: secret)
     }
 
-    /// The partner whose credentials these are, or 401 `UNAUTHORIZED` (the same answer for an unknown client id,
-    /// a wrong secret and a disabled partner, and in about the same time).
-    func authenticate(clientID: String, clientSecret: String) async throws -> Partner {
-        let row: (Partner, String)? =
-            Identifier.isValid(clientID, prefix: "ptn")
-            ? try await metadata.read { db in
-                try db.queryFirst(
-                    "SELECT id, name, status, created_at, secret_hash FROM partners WHERE id = ?", clientID
-                ).map { (try $0.decode(Partner.self), try $0.decode("secret_hash", as: String.self)) }
-            } : nil
-        // Hash even when the client is unknown, so timing does not reveal which client ids exist.
-        let stored = row.flatMap { SecretHash(encoded: $0.1) } ?? Self.decoy
-        let matches = try await stored.matches(clientSecret)
-        guard matches, let partner = row?.0, partner.isActive else {
-            throw PlatformError.unauthorized("invalid client credentials")
+    /// `sk_` + 256 random bits, base64url.
+    static func newSecret() throws -> String {
+        "sk_" + Base64URL.encode(try SecureRandom.bytes(32))
+    }
+
+    /// The stored credentials of `clientID`, or nil (also for a malformed id).
+    func credentials(_ clientID: String) async throws -> StoredCredentials? {
+        guard Identifier.isValid(clientID, prefix: "ptn") else { return nil }
+        return try await metadata.read { db in
+            try db.queryFirst(
+                "SELECT \(Partner.columns), secret_hash, previous_secret_hash, previous_secret_expires_at "
+                    + "FROM partners WHERE id = ?", clientID
+            ).map {
+                StoredCredentials(
+                    partner: try $0.decode(Partner.self), secretHash: try $0.decode("secret_hash"),
+                    previousSecretHash: try $0.decode("previous_secret_hash"),
+                    previousSecretExpiresAt: try $0.decode("previous_secret_expires_at"))
+            }
         }
-        return partner
     }
 
     /// The partner `id`, or nil.
     func partner(_ id: String) async throws -> Partner? {
         try await metadata.read { db in
-            try db.queryFirst("SELECT id, name, status, created_at FROM partners WHERE id = ?", id)
+            try db.queryFirst("SELECT \(Partner.columns) FROM partners WHERE id = ?", id)
                 .map { try $0.decode(Partner.self) }
         }
     }
@@ -56,20 +68,33 @@ struct PartnerDirectory: Sendable {
     /// Every partner, oldest first.
     func list() async throws -> [Partner] {
         try await metadata.read { db in
-            try db.query("SELECT id, name, status, created_at FROM partners ORDER BY created_at, id")
+            try db.query("SELECT \(Partner.columns) FROM partners ORDER BY created_at, id")
                 .map { try $0.decode(Partner.self) }
         }
     }
 
-    /// Sets a partner's status; false when there is no such partner.
+    /// Sets a partner's status; false when there is no such partner. Disabling bumps the generation, which
+    /// revokes every token and signed URL issued so far (they stay revoked if the partner is enabled again).
     func setStatus(_ id: String, active: Bool) async throws -> Bool {
         try await metadata.write { db in
-            try db.execute("UPDATE partners SET status = ? WHERE id = ?", active ? "active" : "disabled", id) == 1
+            try db.execute(
+                active
+                    ? "UPDATE partners SET status = 'active' WHERE id = ?"
+                    : "UPDATE partners SET status = 'disabled', generation = generation + 1 WHERE id = ?", id) == 1
         }
     }
 
-    /// A hash no secret matches, checked for unknown client ids.
-    private static let decoy = SecretHash(
-        iterations: SecretHash.defaultIterations, salt: Array(repeating: 0, count: 16),
-        hash: Array(repeating: 0, count: 32))
+    /// Gives the partner a new client secret (returned once) and keeps the current one working for `overlap`, so
+    /// its backend can switch without downtime; a second rotation ends the first one's overlap.
+    func rotateSecret(_ id: String, overlap: Duration) async throws -> String? {
+        let secret = try Self.newSecret()
+        let hash = try SecretHash.make(secret)
+        let until = milliseconds(now()) + Int64(overlap.components.seconds) * 1000
+        let changed = try await metadata.write { db in
+            try db.execute(
+                "UPDATE partners SET previous_secret_hash = secret_hash, previous_secret_expires_at = ?, "
+                    + "secret_hash = ? WHERE id = ?", until, hash.encoded, id) == 1
+        }
+        return changed ? secret : nil
+    }
 }

@@ -80,6 +80,16 @@ enum Library {
             JobQueue.wallClock(), recordID)
     }
 
+    /// Sets the duration and amplitude envelope of `recordID`, built while its audio was decoded in windows, unless
+    /// it has them already.
+    static func measure(
+        _ db: any SQLDatabase, recordID: String, durationMs: Int, envelope: [UInt8], at: Int64
+    ) throws {
+        try db.execute(
+            "UPDATE records SET duration_ms = ?, envelope = ?, updated_at = ? WHERE id = ? AND envelope IS NULL",
+            [.integer(Int64(durationMs)), .blob(envelope), .integer(at), .text(recordID)])
+    }
+
     /// Sets the duration and amplitude envelope of `recordID` from its decoded audio, unless it has them already.
     static func measure(_ db: any SQLDatabase, recordID: String, samples: [Float], at: Int64) throws {
         var builder = EnvelopeBuilder()
@@ -93,7 +103,8 @@ enum Library {
     }
 
     /// Deletes `record` and every copy of its content: its jobs (running ones lose their lease; what refers to
-    /// them, such as webhook deliveries, goes with them), its search rows, and its file's rows. Returns the jobs
+    /// them, such as webhook deliveries, goes with them), its search rows, the voiceprints enrolled from its audio,
+    /// and its file's rows. Returns the jobs
     /// deleted (to stop those running here) and the blob to delete once the transaction has committed.
     static func delete(
         _ db: any SQLDatabase, _ record: RecordRow, queue: JobQueue
@@ -105,6 +116,7 @@ enum Library {
         try queue.delete(db, ids: jobs)
         try RecordSearch.remove(db, recordID: record.id)
         try db.execute("DELETE FROM records WHERE id = ?", record.id)
+        try VoiceprintService.forget(db, fileID: record.fileID)
         return (jobs, try UploadService.deleteFile(db, id: record.fileID))
     }
 

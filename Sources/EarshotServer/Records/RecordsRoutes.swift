@@ -25,7 +25,7 @@ struct RecordsRoutes: Sendable {
             let filters = RecordsService.Filters(
                 tag: query["tag"], from: try RecordsService.date(query["from"], name: "from"),
                 to: try RecordsService.date(query["to"], name: "to", endOfDay: true), source: query["source"],
-                hasTranscript: hasTranscript, userID: query["user_id"])
+                hasTranscript: hasTranscript, userID: try TokenService.userFilter(query))
             return try .json(
                 try await records.list(
                     for: caller, cursor: query["cursor"], limit: try query.get("limit", as: Int.self),
@@ -35,7 +35,7 @@ struct RecordsRoutes: Sendable {
             try .json(
                 try await records.search(
                     for: caller, query: request.query["q"], limit: try request.query.get("limit", as: Int.self),
-                    offset: try request.query.get("offset", as: Int.self), userID: request.query["user_id"]))
+                    offset: try request.query.get("offset", as: Int.self), userID: try TokenService.userFilter(request.query)))
         }
         api.get(APIPath.record, .partnerOrUser(.recordsRead)) { _, context, caller in
             try .json(try await records.detail(for: caller, id: try context.parameters.require("record_id")))

@@ -18,7 +18,7 @@ struct TranscriptionRoutes: Sendable {
             try .json(
                 try await transcriptions.list(
                     for: caller, cursor: request.query["cursor"], limit: try request.query.get("limit", as: Int.self),
-                    status: request.query["status"], userID: request.query["user_id"]))
+                    status: request.query["status"], userID: try TokenService.userFilter(request.query)))
         }
         api.get(APIPath.transcription, .partner) { _, context, caller in
             try .json(try await transcriptions.task(for: caller, id: try context.parameters.require("task_id")))

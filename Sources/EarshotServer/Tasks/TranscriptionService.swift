@@ -22,6 +22,8 @@ struct TranscriptionService: Sendable {
     let links: PublicLinks
     let signer: URLSigner
     let running: RunningJobs
+    /// Where webhooks may go: `callback_url` is checked in full at creation.
+    let callbacks: CallbackPolicy
     let maxAttempts: Int
 
     // MARK: Create
@@ -83,14 +85,7 @@ struct TranscriptionService: Sendable {
                 "language \"\(language)\" is unknown; use an ISO code such as en, zh, de, or omit it to detect it")
         }
         if let diarization = request.diarization { try Self.validate(diarization) }
-        if let callback = request.callbackURL {
-            guard let url = URL(string: callback), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", url.host?.isEmpty == false
-            else {
-                throw PlatformError.invalidArgument(
-                    "callback_url \"\(callback)\" is not an absolute http or https URL")
-            }
-        }
+        if let callback = request.callbackURL { _ = try callbacks.validate(callback) }
         if let userID = request.userID, userID.isEmpty || userID.count > 128 {
             throw PlatformError.invalidArgument("user_id must be 1-128 characters")
         }
@@ -168,7 +163,7 @@ struct TranscriptionService: Sendable {
     ) async throws -> TranscriptionTaskList {
         var after: JobPage.Cursor?
         if let cursor {
-            guard let parsed = JobPage.Cursor(token: cursor) else {
+            guard let parsed = JobPage.Cursor(token: cursor), Identifier.isValid(parsed.id, prefix: "task") else {
                 throw PlatformError.invalidArgument("cursor is malformed; pass next_cursor from the previous page")
             }
             after = parsed

@@ -75,7 +75,10 @@ struct UploadService: Sendable {
         var parts: [UploadPlan.Part] = []
         parts.reserveCapacity(partCount)
         for number in 1...partCount {
-            parts.append(.init(partNumber: number, presignedURL: try await partURL(upload: upload.id, part: number)))
+            parts.append(
+                .init(
+                    partNumber: number,
+                    presignedURL: try await partURL(upload: upload.id, part: number, for: caller.issuer)))
         }
         logger.info(
             "upload planned",
@@ -138,7 +141,9 @@ struct UploadService: Sendable {
         if found.isOpen {
             for number in 1...found.partCount where !have.contains(number) {
                 pending.append(
-                    .init(partNumber: number, presignedURL: try await partURL(upload: uploadID, part: number)))
+                    .init(
+                        partNumber: number,
+                        presignedURL: try await partURL(upload: uploadID, part: number, for: caller.issuer)))
             }
         }
         return UploadStatus(
@@ -178,7 +183,8 @@ struct UploadService: Sendable {
             if !current.isOpen {
                 // Completing again answers the same file (a retry after a lost response).
                 return CompleteUploadResponse(
-                    downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
+                    downloadURL: try await downloadURL(fileID: current.fileID, for: caller.issuer),
+                    fileID: current.fileID)
             }
             let stored = Dictionary(uniqueKeysWithValues: try await storedParts(current.id).map { ($0.partNumber, $0) })
             try Self.check(request.partList, against: stored, upload: current)
@@ -200,7 +206,7 @@ struct UploadService: Sendable {
                 "upload completed",
                 metadata: ["upload": current.id, "file": current.fileID, "size": "\(current.filesize)"])
             return CompleteUploadResponse(
-                downloadURL: try await downloadURL(fileID: current.fileID), fileID: current.fileID)
+                downloadURL: try await downloadURL(fileID: current.fileID, for: caller.issuer), fileID: current.fileID)
         }
     }
 
@@ -255,7 +261,7 @@ struct UploadService: Sendable {
         return FileInfo(
             fileID: file.id, userID: file.userID, size: file.size, sha256: file.sha256, filetype: file.filetype,
             mediaType: file.mediaType ?? FileTypes.contentType(for: file.filetype), filename: file.originalName,
-            createdAtMs: file.createdAt, downloadURL: try await downloadURL(fileID: file.id))
+            createdAtMs: file.createdAt, downloadURL: try await downloadURL(fileID: file.id, for: caller.issuer))
     }
 
     /// The response for a (verified) download URL: the file with sendfile and Range.
@@ -394,15 +400,16 @@ struct UploadService: Sendable {
 
     // MARK: Helpers
 
-    private func partURL(upload: String, part: Int) async throws -> String {
+    private func partURL(upload: String, part: Int, for issuer: URLSigner.Issuer) async throws -> String {
         let (path, query) = try await signer.sign(
-            .uploadPart, ["upload_id": upload, "part_number": "\(part)"], lifetime: configuration.partURLTTL)
+            .uploadPart, ["upload_id": upload, "part_number": "\(part)"], lifetime: configuration.partURLTTL,
+            for: issuer)
         return links.url(path, query: query)
     }
 
-    func downloadURL(fileID: String) async throws -> String {
+    func downloadURL(fileID: String, for issuer: URLSigner.Issuer) async throws -> String {
         let (path, query) = try await signer.sign(
-            .fileDownload, ["file_id": fileID], lifetime: configuration.downloadURLTTL)
+            .fileDownload, ["file_id": fileID], lifetime: configuration.downloadURLTTL, for: issuer)
         return links.url(path, query: query)
     }
 

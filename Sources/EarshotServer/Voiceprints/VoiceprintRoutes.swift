@@ -11,7 +11,7 @@ struct VoiceprintRoutes: Sendable {
             return try .json(try await voiceprints.enrol(for: caller, body), status: .created)
         }
         api.get(APIPath.voiceprints, .partnerOrUser(.recordsRead)) { request, _, caller in
-            try .json(try await voiceprints.list(for: caller, userID: request.query["user_id"]))
+            try .json(try await voiceprints.list(for: caller, userID: try TokenService.userFilter(request.query)))
         }
         api.delete(APIPath.voiceprint, .partnerOrUser(.recordsWrite)) { _, context, caller in
             try .json(try await voiceprints.delete(for: caller, id: try context.parameters.require("voiceprint_id")))

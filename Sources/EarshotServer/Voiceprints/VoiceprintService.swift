@@ -66,6 +66,12 @@ struct VoiceprintService: Sendable {
         return record
     }
 
+    /// Deletes the voiceprints enrolled from `fileID`, inside the caller's transaction: a voiceprint is made from
+    /// that audio, so deleting the recording (``Library/delete(_:_:queue:)``) deletes it too.
+    static func forget(_ db: any SQLDatabase, fileID: String) throws {
+        try db.execute("DELETE FROM voiceprints WHERE file_id = ?", fileID)
+    }
+
     // MARK: List and delete
 
     /// The caller's user's voiceprints (a partner token: `userID`'s, or every user's without it), oldest first.

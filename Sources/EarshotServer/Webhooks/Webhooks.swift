@@ -48,10 +48,25 @@ struct Webhooks: Sendable {
                 + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             id, job.tenant, job.id, url, Self.event(for: job.state), body, at + retryPeriod.milliseconds, at, at)
         _ = try JobQueue.insert(
-            db, NewJob(id: id, tenant: job.tenant, kind: WebhookJob.name, payload: "{}", maxAttempts: 1_000_000),
+            db,
+            NewJob(
+                id: id, tenant: job.tenant, kind: WebhookJob.name, payload: "{}", maxAttempts: 1_000_000,
+                partitionKey: Self.partition(of: url)),
             at: at)
         return id
     }
+
+    /// The partition of a delivery to `url` (its `host:port`, lowercased): the per-host limit counts by it.
+    static func partition(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host?.lowercased() else {
+            return nil
+        }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(host):\(port)"
+    }
+
+    /// Deliveries one task may have in all (the first and its redeliveries).
+    static let maximumDeliveriesPerTask = 10
 
     /// Deletes the deliveries of `jobIDs` (tasks being deleted) with their attempts, and returns the ids of the
     /// ``WebhookJob``s that sent them, for the queue to delete too (the queue's ``JobQueue/onDelete``).
@@ -70,7 +85,9 @@ struct Webhooks: Sendable {
         return senders
     }
 
-    /// Delivers the final-state event of `job` again, as a new delivery with a fresh retry period.
+    /// Delivers the final-state event of `job` again, as a new delivery with a fresh retry period: at most
+    /// ``maximumDeliveriesPerTask`` deliveries per task, and none while another is pending (409 otherwise), so
+    /// redelivery cannot multiply the server's outgoing requests.
     func redeliver(_ job: Job) async throws -> WebhookDelivery {
         guard job.state.isFinal else {
             throw PlatformError.conflict("task \(job.id) is not finished; its webhook is sent when it is")
@@ -79,7 +96,22 @@ struct Webhooks: Sendable {
             throw PlatformError.conflict("task \(job.id) has no callback_url")
         }
         let webhooks = self
-        let id = try await metadata.write { db in try webhooks.enqueue(db, for: job) ?? "" }
+        let id = try await metadata.write { db in
+            let pending = try db.scalar(
+                "SELECT COUNT(*) FROM webhook_deliveries d JOIN jobs j ON j.id = d.id "
+                    + "WHERE d.job_id = ? AND j.state IN ('queued', 'running')", job.id, as: Int.self) ?? 0
+            guard pending == 0 else {
+                throw PlatformError.conflict(
+                    "task \(job.id) has a delivery still pending; redeliver once it is delivered or failed")
+            }
+            let count = try db.scalar(
+                "SELECT COUNT(*) FROM webhook_deliveries WHERE job_id = ?", job.id, as: Int.self) ?? 0
+            guard count < Self.maximumDeliveriesPerTask else {
+                throw PlatformError.conflict(
+                    "task \(job.id) was delivered \(count) times, the most a task can be; fetch it with GET instead")
+            }
+            return try webhooks.enqueue(db, for: job) ?? ""
+        }
         signal.notify(WebhookJob.name)
         guard let delivery = try await deliveries(of: job.id).first(where: { $0.deliveryID == id }) else {
             throw PlatformError.notFound("delivery \(id) vanished")

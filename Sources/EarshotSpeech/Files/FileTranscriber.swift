@@ -119,6 +119,24 @@ public actor FileTranscriber {
     public nonisolated func prepareAudio(_ file: URL, type: String? = nil, displayName: String? = nil) async throws
         -> PreparedAudio
     {
+        let (decoder, opened) = try await openAudio(file, type: type, displayName: displayName)
+        var warnings = opened
+        let samples = try await decoder.decodeAll()
+        if decoder.report.isTruncated {
+            warnings.append("the file ends early (truncated); transcribed the \(samples.count / 16) ms that are there")
+        }
+        return PreparedAudio(samples: samples, info: decoder.info, warnings: warnings)
+    }
+
+    /// Opens `file` for decoding as ``prepareAudio(_:type:displayName:)`` does (WAV tiers first, raw PCM by type)
+    /// without decoding it: for streaming long audio in windows (`AudioDecoder.chunks(maxSamples:)`), with memory
+    /// bounded by the window instead of the recording.
+    ///
+    /// - Returns: the decoder and the WAV tiers' warnings.
+    /// - Throws: `AudioError` as ``prepareAudio(_:type:displayName:)``.
+    public nonisolated func openAudio(_ file: URL, type: String? = nil, displayName: String? = nil) async throws
+        -> (decoder: AudioDecoder, warnings: [String])
+    {
         var warnings: [String] = []
         let decoder: AudioDecoder
         let audioConfiguration = AudioDecoder.Configuration(allowTruncated: configuration.allowTruncatedAudio)
@@ -139,10 +157,6 @@ public actor FileTranscriber {
             }
             decoder = try await AudioDecoder.open(contentsOf: file, configuration: audioConfiguration)
         }
-        let samples = try await decoder.decodeAll()
-        if decoder.report.isTruncated {
-            warnings.append("the file ends early (truncated); transcribed the \(samples.count / 16) ms that are there")
-        }
-        return PreparedAudio(samples: samples, info: decoder.info, warnings: warnings)
+        return (decoder, warnings)
     }
 }

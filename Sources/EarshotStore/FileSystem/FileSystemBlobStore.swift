@@ -2,6 +2,7 @@ internal import Dispatch
 public import EarshotCore
 internal import EarshotCrypto
 public import Foundation
+internal import Synchronization
 
 /// The embedded blob store: one file per blob under a root directory.
 ///
@@ -27,9 +28,10 @@ public final class FileSystemBlobStore: BlobStore {
         public var fileMode: UInt16 = 0o600
         /// Permissions of directories.
         public var directoryMode: UInt16 = 0o700
-        /// Temporary files untouched for longer than this are removed at open (left by a crash or a kill).
-        /// Other processes writing to the same root keep their files fresh while they write.
-        public var staleTemporaryAge: Duration = .seconds(3600)
+        /// A temporary file that no live process holds (left by a crash or a kill: its writer's lock died with
+        /// it) is removed at open, and by ``removeStaleTemporaryFiles()``, once it is this old — a short grace for
+        /// a file between its creation and its lock. Files a live process holds are never removed.
+        public var staleTemporaryAge: Duration = .seconds(2)
         /// Where sweeps and recoveries are logged.
         public var logger = Logger(label: "store")
 
@@ -41,6 +43,10 @@ public final class FileSystemBlobStore: BlobStore {
     public let configuration: Configuration
     let rootPath: String
     let temporaryPath: String
+    private let removedTemporaries = Atomic<Int>(0)
+
+    /// Temporary files this store swept since it opened (crash leftovers), for `/metrics`.
+    public var temporaryFilesRemoved: Int { removedTemporaries.load(ordering: .relaxed) }
 
     /// Opens (creating when missing) a store at `configuration.root` and sweeps stale temporary files.
     public init(configuration: Configuration) async throws {
@@ -61,9 +67,10 @@ public final class FileSystemBlobStore: BlobStore {
             try Self.makeDirectories(temporaryPath, below: rootPath, mode: mode)
             return try Self.sweep(temporaryPath, olderThan: configuration.staleTemporaryAge)
         }
+        removedTemporaries.add(removed, ordering: .relaxed)
         if removed > 0 {
             configuration.logger.notice(
-                "removed stale temporary blob files", metadata: ["count": "\(removed)", "root": rootPath])
+                "removed temporary blob files no process owns", metadata: ["count": "\(removed)", "root": rootPath])
         }
     }
 
@@ -72,19 +79,22 @@ public final class FileSystemBlobStore: BlobStore {
         try await self.init(configuration: Configuration(root: root))
     }
 
-    /// Removes temporary files (of writes interrupted by a crash or a kill) untouched for
-    /// ``Configuration/staleTemporaryAge``; returns how many. Opening a store does this once; a long-running
-    /// server may call it periodically.
+    /// Removes temporary files no live process holds (of writes interrupted by a crash or a kill) once they are
+    /// ``Configuration/staleTemporaryAge`` old; returns how many. Opening a store does this once; a long-running
+    /// server calls it periodically.
     @discardableResult
     public func removeStaleTemporaryFiles() async throws -> Int {
         let (path, age) = (temporaryPath, configuration.staleTemporaryAge)
-        return try await blocking(on: Self.queue()) { try Self.sweep(path, olderThan: age) }
+        let removed = try await blocking(on: Self.queue()) { try Self.sweep(path, olderThan: age) }
+        removedTemporaries.add(removed, ordering: .relaxed)
+        return removed
     }
 
     /// A serial queue for one operation: blocking calls run on libdispatch threads, in order.
     static func queue() -> DispatchQueue { DispatchQueue(label: "earshot.store.blobs") }
 
-    /// Removes files in `directory` not modified for `age`; returns how many.
+    /// Removes the regular files in `directory` that no live process holds (``FileDescriptor/lockExclusively()``
+    /// succeeds on them) and that were not modified for `age`; returns how many.
     private static func sweep(_ directory: String, olderThan age: Duration) throws -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let cutoff =
@@ -97,11 +107,15 @@ public final class FileSystemBlobStore: BlobStore {
                 info.st_mode & S_IFMT == S_IFREG
             else { continue }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if modified <= cutoff,
-                try fileSystem({ () throws(SystemCallError) in try FileSystem.unlinkIfPresent(path) })
-            {
+            guard modified <= cutoff,
+                let probe = try? FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            else { continue }
+            // Unlinked while still holding the probe's lock, so a writer cannot take the file in between.
+            let unowned = probe.lockExclusively()
+            if unowned, try fileSystem({ () throws(SystemCallError) in try FileSystem.unlinkIfPresent(path) }) {
                 removed += 1
             }
+            try? probe.close()
         }
         return removed
     }

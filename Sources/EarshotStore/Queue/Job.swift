@@ -1,8 +1,8 @@
 /// One unit of background work in the durable queue (the `jobs` table).
 ///
 /// A job moves `queued` → `running` (a worker holds a lease) → `succeeded` | `failed` | `cancelled`. A running job
-/// whose lease expires goes back to `queued` (or to `failed` once its attempts are used up). Times are Unix
-/// milliseconds.
+/// whose lease expires goes back to `queued` (or to `failed` once its lost leases reach
+/// ``JobQueue/maximumLostLeases``). Times are Unix milliseconds.
 public struct Job: Sendable, Hashable, Decodable {
     /// Where a job is in its life.
     public enum State: String, Sendable, Hashable, Codable, CaseIterable {
@@ -28,7 +28,14 @@ public struct Job: Sendable, Hashable, Decodable {
     public var progress: Double
     /// Claims so far (including the running one).
     public var attempts: Int
+    /// Attempts the job failed itself (``attempts`` − ``lostLeases``, less the running one) are bounded by this.
     public var maxAttempts: Int
+    /// Claims whose lease expired (the process running the job died or hung): not the job's fault, not counted
+    /// against ``maxAttempts``, bounded by ``JobQueue/maximumLostLeases``.
+    public var lostLeases: Int
+    /// What the job competes for (a webhook's callback host), or nil; see
+    /// ``JobQueue/claim(kind:owner:lease:skipping:)``.
+    public var partitionKey: String?
     /// Not claimed before this time.
     public var runAfter: Int64
     public var leaseOwner: String?
@@ -52,6 +59,8 @@ public struct Job: Sendable, Hashable, Decodable {
     enum CodingKeys: String, CodingKey {
         case id, tenant, subject, kind, payload, state, stage, progress, attempts
         case maxAttempts = "max_attempts"
+        case lostLeases = "lost_leases"
+        case partitionKey = "partition_key"
         case runAfter = "run_after"
         case leaseOwner = "lease_owner"
         case leaseToken = "lease_token"
@@ -75,9 +84,9 @@ public struct Job: Sendable, Hashable, Decodable {
 
     /// The column list, in `CodingKeys` order, for `SELECT`/`RETURNING`.
     public static let columns =
-        "id, tenant, subject, kind, payload, state, stage, progress, attempts, max_attempts, run_after, lease_owner, "
-        + "lease_token, lease_expires_at, heartbeat_at, idempotency_key, request_hash, result, error, created_at, updated_at, "
-        + "started_at, finished_at"
+        "id, tenant, subject, kind, payload, state, stage, progress, attempts, max_attempts, lost_leases, "
+        + "partition_key, run_after, lease_owner, lease_token, lease_expires_at, heartbeat_at, idempotency_key, "
+        + "request_hash, result, error, created_at, updated_at, started_at, finished_at"
 }
 
 /// What a submitter gives ``JobQueue/enqueue(_:)``.
@@ -92,12 +101,15 @@ public struct NewJob: Sendable, Hashable {
     public var requestHash: String?
     /// Not claimed before this time (Unix milliseconds); nil for now.
     public var runAfter: Int64?
+    /// What the job competes for (see ``Job/partitionKey``).
+    public var partitionKey: String?
 
     public init(
         id: String, tenant: String, subject: String? = nil, kind: String, payload: String, maxAttempts: Int = 3,
-        idempotencyKey: String? = nil, requestHash: String? = nil, runAfter: Int64? = nil
+        idempotencyKey: String? = nil, requestHash: String? = nil, runAfter: Int64? = nil, partitionKey: String? = nil
     ) {
         self.runAfter = runAfter
+        self.partitionKey = partitionKey
         self.id = id
         self.tenant = tenant
         self.subject = subject

@@ -83,5 +83,15 @@ extension JobQueue {
                     -- (paused, partitioned, presumed dead) can never write over the new owner's outcome.
                     ALTER TABLE jobs ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
                     """),
+            Migration(
+                version: 3, name: "lost_leases_and_partitions",
+                sql: """
+                    -- A lease that expired (the process running the job crashed, was killed or hung) is not the job's
+                    -- fault: it is counted in lost_leases, apart from the attempts the job itself failed, and has its
+                    -- own, higher bound (JobQueue.maximumLostLeases). partition_key names what a job competes for (a
+                    -- webhook's callback host): a claim can skip partitions that are busy in the claiming process.
+                    ALTER TABLE jobs ADD COLUMN lost_leases INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE jobs ADD COLUMN partition_key TEXT;
+                    """),
         ])
 }

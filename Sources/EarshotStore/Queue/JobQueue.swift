@@ -123,10 +123,10 @@ public struct JobQueue: Sendable {
         }
         let row = try db.queryFirst(
             "INSERT INTO jobs (id, tenant, subject, kind, payload, state, progress, attempts, max_attempts, "
-                + "run_after, idempotency_key, request_hash, created_at, updated_at) "
-                + "VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
+                + "run_after, idempotency_key, request_hash, partition_key, created_at, updated_at) "
+                + "VALUES (?, ?, ?, ?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING \(Job.columns)",
             new.id, new.tenant, new.subject, new.kind, new.payload, new.maxAttempts, max(new.runAfter ?? at, at),
-            new.idempotencyKey, new.requestHash, at, at)
+            new.idempotencyKey, new.requestHash, new.partitionKey, at, at)
         try announce(db, kind: new.kind)
         return (try row!.decode(Job.self), true)
     }
@@ -160,23 +160,54 @@ public struct JobQueue: Sendable {
 
     // MARK: Work
 
-    /// Claims the oldest due job of `kind` for `owner` with a lease of `lease`, or nil when none is due. The job's
+    /// Tenants and partitions a claim passes over (they are busy in the claiming process).
+    public struct Exclusions: Sendable, Hashable {
+        public var tenants: Set<String>
+        public var partitions: Set<String>
+
+        public init(tenants: Set<String> = [], partitions: Set<String> = []) {
+            self.tenants = tenants
+            self.partitions = partitions
+        }
+
+        public static let none = Exclusions()
+    }
+
+    /// Claims the oldest due job of `kind` for `owner` with a lease of `lease`, or nil when none is due. Jobs of
+    /// the tenants and partitions in `skipping` are passed over (per-tenant fairness, per-host limits). The job's
     /// ``Job/leaseToken`` is the claim's fencing token: pass it to every later transition of this attempt.
-    public func claim(kind: String, owner: String, lease: Duration) async throws -> Job? {
+    public func claim(
+        kind: String, owner: String, lease: Duration, skipping exclusions: Exclusions = .none
+    ) async throws -> Job? {
         let at = now()
         let expires = at + lease.milliseconds
+        let tenants = exclusions.tenants.sorted()
+        let partitions = exclusions.partitions.sorted()
+        var filter = ""
+        if !tenants.isEmpty {
+            filter += " AND tenant NOT IN (" + Array(repeating: "?", count: tenants.count).joined(separator: ", ") + ")"
+        }
+        if !partitions.isEmpty {
+            filter +=
+                " AND (partition_key IS NULL OR partition_key NOT IN ("
+                + Array(repeating: "?", count: partitions.count).joined(separator: ", ") + "))"
+        }
+        let arguments: [SQLValue] =
+            [.text(owner), .integer(expires), .integer(at), .integer(at), .integer(at), .text(kind), .integer(at)]
+            + tenants.map { .text($0) } + partitions.map { .text($0) }
+        let exclusionFilter = filter
         return try await metadata.write(.statement) { db in
             // PostgreSQL: lock the chosen row and skip rows other claimers hold, so claimers never wait or collide.
             let lock = db.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
-            return try db.queryFirst(
+            return try db.query(
                 "UPDATE jobs SET state = 'running', stage = NULL, attempts = attempts + 1, lease_owner = ?, "
                     + "lease_token = lease_token + 1, lease_expires_at = ?, heartbeat_at = ?, "
                     + "started_at = COALESCE(started_at, ?), updated_at = ? "
-                    + "WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND kind = ? AND run_after <= ? "
-                    + "ORDER BY run_after, created_at, id LIMIT 1\(lock)) AND state = 'queued' "
+                    + "WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND kind = ? AND run_after <= ?"
+                    + exclusionFilter + " ORDER BY run_after, created_at, id LIMIT 1\(lock)) AND state = 'queued' "
                     + "RETURNING \(Job.columns)",
-                owner, expires, at, at, at, kind, at
-            ).map { try $0.decode(Job.self) }
+                arguments
+            ).first.map { try $0.decode(Job.self) }
         }
     }
 
@@ -235,7 +266,9 @@ public struct JobQueue: Sendable {
     }
 
     /// Records a failed attempt: re-queued after the delay while attempts remain, failed otherwise (or at once for
-    /// a permanent failure). Returns the job after the change, or nil if the claim `token` of `owner` lost the lease.
+    /// a permanent failure). Only attempts the job failed itself count against `max_attempts`: claims that ended
+    /// in a lost lease do not. Returns the job after the change, or nil if the claim `token` of `owner` lost the
+    /// lease.
     @discardableResult
     public func fail(_ id: String, owner: String, token: Int, _ failure: Failure) async throws -> Job? {
         let at = now()
@@ -248,8 +281,9 @@ public struct JobQueue: Sendable {
         return try await metadata.write { db in
             guard
                 let job = try db.queryFirst(
-                    "UPDATE jobs SET state = CASE WHEN ? = 1 OR attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
-                        + "finished_at = CASE WHEN ? = 1 OR attempts >= max_attempts THEN ? ELSE NULL END, "
+                    "UPDATE jobs SET state = CASE WHEN ? = 1 OR attempts - lost_leases >= max_attempts THEN 'failed' "
+                        + "ELSE 'queued' END, "
+                        + "finished_at = CASE WHEN ? = 1 OR attempts - lost_leases >= max_attempts THEN ? ELSE NULL END, "
                         + "run_after = ?, error = ?, stage = NULL, lease_owner = NULL, lease_expires_at = NULL, "
                         + "updated_at = ? WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running' "
                         + "RETURNING \(Job.columns)",
@@ -261,35 +295,49 @@ public struct JobQueue: Sendable {
         }
     }
 
-    /// Returns a claimed job to the queue without counting the attempt (graceful shutdown).
-    public func release(_ id: String, owner: String, token: Int) async throws {
+    /// Returns a claimed job to the queue without counting the attempt (graceful shutdown), to be claimed again
+    /// after `delay`.
+    public func release(_ id: String, owner: String, token: Int, after delay: Duration = .zero) async throws {
         let at = now()
         _ = try await metadata.write { db in
             let changed = try db.execute(
                 "UPDATE jobs SET state = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
-                    + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, updated_at = ? "
-                    + "WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running'",
-                at, id, owner, token)
+                    + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, run_after = ?, "
+                    + "updated_at = ? WHERE id = ? AND lease_owner = ? AND lease_token = ? AND state = 'running'",
+                at + delay.milliseconds, at, id, owner, token)
             if changed == 1, let kind = try db.scalar("SELECT kind FROM jobs WHERE id = ?", id, as: String.self) {
                 try Self.announce(db, kind: kind)
             }
         }
     }
 
-    /// Re-queues running jobs whose lease expired (their worker died or hung); a job that used all its attempts
-    /// fails instead. Returns the jobs changed.
+    /// Lost leases after which a job fails: a job that keeps taking its process down with it (a file that crashes
+    /// the decoder) must not loop for ever, but a few server crashes or deploys during a long job must not fail it.
+    public static let maximumLostLeases = 10
+
+    /// Re-queues running jobs whose lease expired (their process died, was killed or hung). That is not the job's
+    /// fault: it counts in `lost_leases`, not against `max_attempts`; a job fails only when its lost leases reach
+    /// ``maximumLostLeases`` (it probably takes its process down). Returns the jobs changed.
     @discardableResult
     public func requeueExpired() async throws -> [Job] {
         let at = now()
         let onFinal = self.onFinal
+        let limit = Int64(Self.maximumLostLeases)
         return try await metadata.write { db in
             let jobs = try db.query(
-                "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
-                    + "finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END, "
-                    + "error = 'the worker stopped answering (lease expired after attempt ' || attempts || ')', "
+                "UPDATE jobs SET lost_leases = lost_leases + 1, "
+                    + "state = CASE WHEN lost_leases + 1 >= ? THEN 'failed' ELSE 'queued' END, "
+                    + "finished_at = CASE WHEN lost_leases + 1 >= ? THEN ? ELSE NULL END, "
+                    + "error = CASE WHEN lost_leases + 1 >= ? THEN 'the process running this job stopped ' "
+                    + "|| (lost_leases + 1) || ' times while running it (crashed, killed or hung); it is not retried "
+                    + "again' ELSE 'the process running this job stopped (lease expired after attempt ' || attempts "
+                    + "|| '); retried' END, "
                     + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, run_after = ?, "
                     + "updated_at = ? WHERE state = 'running' AND lease_expires_at < ? RETURNING \(Job.columns)",
-                [.integer(at), .integer(at), .integer(at), .integer(at)]
+                [
+                    .integer(limit), .integer(limit), .integer(at), .integer(limit), .integer(at), .integer(at),
+                    .integer(at),
+                ]
             ).map { try $0.decode(Job.self) }
             for job in jobs where job.state.isFinal { try onFinal(db, job) }
             for kind in Set(jobs.filter { $0.state == .queued }.map(\.kind)).sorted() {

@@ -1,5 +1,9 @@
 internal import CSQLite
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// A failed SQLite call, kept as ``StoreError/underlying`` for logs.
 struct SQLiteFailure: Error, CustomStringConvertible {
     let function: String
@@ -29,7 +33,10 @@ func sqliteError(_ result: Int32, _ function: StaticString, _ db: OpaquePointer?
     case SQLITE_CONSTRAINT: code = .conflict
     case SQLITE_BUSY, SQLITE_LOCKED: code = .unavailable
     case SQLITE_CORRUPT, SQLITE_NOTADB: code = .corrupted
-    case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_NOLFS: code = .io
+    case SQLITE_FULL: code = .diskFull
+    // Some write paths report ENOSPC as an I/O error: the OS error tells.
+    case SQLITE_IOERR where db.map { [ENOSPC, EDQUOT].contains(sqlite3_system_errno($0)) } == true: code = .diskFull
+    case SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_NOLFS: code = .io
     default: code = .database
     }
     var message = "\(function): \(detail)"

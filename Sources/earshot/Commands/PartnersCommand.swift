@@ -6,20 +6,28 @@ enum PartnersCommand: Command {
     static let name = "partners"
     static let spec = CommandSpec(
         name: "earshot partners",
-        abstract: "Manage partners (tenants): create one and print its client credentials, list, disable, enable.",
+        abstract:
+            "Manage partners (tenants): create one and print its client credentials, list, disable, enable, "
+            + "rotate its secret.",
         discussion: """
             ACTION is one of: create NAME (prints client_id and client_secret once; only a hash of the secret is \
-            stored), list, disable PARTNER_ID (its tokens stop working at once), enable PARTNER_ID. Uses the \
-            same database as 'earshot serve' (--data-dir, --database, --config or EARSHOT_* variables) and is \
-            safe while the server runs.
+            stored), list, disable PARTNER_ID (its tokens and signed URLs stop working at once, and stay revoked \
+            after enable), enable PARTNER_ID, rotate-secret PARTNER_ID (prints a new client_secret once; the old \
+            one keeps working for --overlap). Uses the same database as 'earshot serve' (--data-dir, --database, \
+            --config or EARSHOT_* variables) and is safe while the server runs.
             """,
         options: ServerConfiguration.commandLineOptions.filter {
             ["config", "data-dir", "database"].contains($0.name)
-        },
+        } + [
+            .init(
+                "overlap", valueName: "DURATION",
+                help: "rotate-secret: how long the old secret keeps working (default 24h; 0 ends it now).")
+        ],
         flags: [.init("json", help: "Print JSON instead of text.")],
         positionals: [
-            .init("ACTION", help: "create, list, disable or enable."),
-            .init("ARGUMENT", help: "The partner name (create) or id (disable, enable).", optional: true),
+            .init("ACTION", help: "create, list, disable, enable or rotate-secret."),
+            .init(
+                "ARGUMENT", help: "The partner name (create) or id (disable, enable, rotate-secret).", optional: true),
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
@@ -62,12 +70,28 @@ enum PartnersCommand: Command {
             guard let id = argument else { throw ArgumentError(command: spec.name, "\(action) needs a PARTNER_ID") }
             try await administration.setStatus(id, active: action == "enable")
             print("\(id) \(action)d")
+        case "rotate-secret":
+            guard let id = argument else { throw ArgumentError(command: spec.name, "rotate-secret needs a PARTNER_ID") }
+            let text = arguments.value("overlap") ?? "24h"
+            guard let overlap = ServerConfiguration.duration(text) else {
+                throw ArgumentError(command: spec.name, "--overlap '\(text)' is not a duration (examples: 1h, 7d, 0)")
+            }
+            let secret = try await administration.rotateSecret(id, overlap: overlap)
+            if json {
+                try printJSON(["client_id": id, "client_secret": secret])
+            } else {
+                print("client_id: \(id)")
+                print("client_secret: \(secret)")
+            }
+            writeError(
+                "Store the new client secret now: it cannot be shown again. The old one works for \(text) more.")
         default:
-            let suggestion = closestMatch(to: action, among: ["create", "list", "disable", "enable"])
+            let actions = ["create", "list", "disable", "enable", "rotate-secret"]
+            let suggestion = closestMatch(to: action, among: actions)
             throw ArgumentError(
                 command: spec.name,
                 "unknown action '\(action)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
-                    + " (create, list, disable, enable)")
+                    + " (\(actions.joined(separator: ", ")))")
         }
         return 0
     }
