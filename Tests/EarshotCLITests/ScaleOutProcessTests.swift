@@ -59,7 +59,10 @@ struct ScaleOutProcessTests {
         for worker in workers { _ = try await worker.listeningURL(after: "earshot listening") }
 
         // The seed flow on the API node: upload in presigned parts (into the bucket), transcribe by file URL.
-        let token = try await call(base, "POST", "/open/partner/token", json: partner)["access_token"] as! String
+        let token =
+            try await call(
+                base, "POST", "/open/partner/token",
+                json: partner.filter { ["client_id", "client_secret"].contains($0.key) })["access_token"] as! String
         let jfk = try Data(contentsOf: TestEnvironment.jfk)
         let url = try await upload(base, token: token, jfk)
         let (downloaded, response) = try await URLSession.shared.data(from: URL(string: url)!)

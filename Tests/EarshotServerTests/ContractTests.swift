@@ -11,7 +11,7 @@ import Testing
 /// 405. Bounded (examples per operation, a fixed seed) so it fits `make test`; run once with a partner token and
 /// once with a user token. The settings and the rules JSON Schema cannot state are in
 /// `Tests/Contract/schemathesis.toml`. Issue 13, finding 14.
-@Suite(.serialized, .timeLimit(.minutes(10)))
+@Suite(.serialized, .timeLimit(.minutes(30)))
 struct ContractTests {
     static let schemathesis = TestEnvironment.home.appendingPathComponent("venv/bin/schemathesis")
     static let settings = TestEnvironment.repository.appendingPathComponent("Tests/Contract/schemathesis.toml")

@@ -12,7 +12,7 @@ import Testing
 /// renames (persisted, tenant-isolated, validated).
 @Suite(
     .enabled(if: TestAudio.modelsInstalled && DiarizationFixtures.available, DiarizationFixtures.missing),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(30)))
 struct DiarizationTaskTests {
     @Test func thePyannoteCallComesBackWithTwoSpeakersThatRenamesFollowIntoEveryExport() async throws {
         try await TestPlatform.with { platform in

@@ -14,7 +14,7 @@ import Testing
 /// The matrix comes from the router itself (as `OpenAPITests` builds it): a new route is called here as soon as it
 /// is registered, and a route with a path parameter this test does not know fails until the parameter is added
 /// to ``fixtureValue(for:route:)`` — so no route goes unchecked (issue 13).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(30)))
 struct IsolationMatrixTests {
     /// Routes whose credential is not a token, with the test that covers them.
     static let withoutTokens: [String: String] = [

@@ -11,7 +11,7 @@ import Testing
 /// is a setting whose message names it.
 @Suite(
     .enabled(if: TestAudio.modelsInstalled, "speech models not installed (run `make models`)"),
-    .exclusive("speech decoding"), .timeLimit(.minutes(10)))
+    .exclusive("speech decoding"), .timeLimit(.minutes(30)))
 struct LongAudioTests {
     @Test func longAudioIsTranscribedInWindowsWithContinuousTimes() async throws {
         try await TestPlatform.with({ $0.transcriptionWindow = .seconds(12) }) { platform in

@@ -11,7 +11,7 @@ import Testing
 /// voiceprints enrolled from its audio. Checked through every read path, then by scanning every table.
 @Suite(
     .enabled(if: TestAudio.modelsInstalled && DiarizationFixtures.available, DiarizationFixtures.missing),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(30)))
 struct RecordDeletionTests {
     @Test func deletingARecordLeavesItsWordsNowhere() async throws {
         let receiver = WebhookSafetyTests.Receiver()

@@ -13,7 +13,7 @@ import Testing
 /// root, which CI has).
 @Suite(
     .serialized, .enabled(if: getuid() == 0, "mounting a tmpfs needs root"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(30)))
 struct StorageFaultTests {
     /// Mounts an 8 MiB tmpfs, runs `body` with its path, unmounts it.
     static func withSmallDisk(_ body: (URL) async throws -> Void) async throws {

@@ -13,7 +13,7 @@ import Testing
 /// tenant and user isolation, bad inputs.
 @Suite(
     .enabled(if: TestAudio.modelsInstalled && DiarizationFixtures.available, DiarizationFixtures.missing),
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(30)))
 struct VoiceprintTests {
     let me = SpeechSynthesis.voices[0]
     let other = SpeechSynthesis.voices[1]

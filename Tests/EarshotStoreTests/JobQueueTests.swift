@@ -293,6 +293,7 @@ import Testing
         await listening.value
         await store.close()
         #expect(consumer.signal.generation(of: "transcription") > before)
-        #expect(latency < .seconds(1), "NOTIFY took \(latency)")
+        // Woken by NOTIFY, not by the 5 s timeout (how soon depends on the machine's load, so no tighter bound).
+        #expect(latency < .seconds(4), "NOTIFY took \(latency)")
     }
 }

@@ -23,7 +23,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try await openSQLite(in: dir.url)
         let applied = try await store.appliedMigrations()
-        #expect(applied.map(\.component).sorted() == ["queue", "queue", "store"])
+        #expect(applied.map(\.component).sorted() == ["queue", "queue", "queue", "store"])
         #expect(applied.map(\.name).sorted() == ["jobs", "lease_tokens", "lost_leases_and_partitions", "settings"])
         #expect(
             applied.first { $0.component == "store" }?.checksum
