@@ -16,8 +16,9 @@ import Testing
 /// to ``fixtureValue(for:route:)`` — so no route goes unchecked (issue 13).
 @Suite(.timeLimit(.minutes(30)))
 struct IsolationMatrixTests {
-    /// Routes whose credential is not a token, with the test that covers them.
+    /// Routes whose credential is not a token, or that hold no tenant's data, with the test that covers them.
     static let withoutTokens: [String: String] = [
+        "GET /v1/models/{model}": "the model catalogue, the same for every caller: OpenAICompatibilityTests",
         "GET /healthz": "no data", "GET /readyz": "no data", "GET /metrics": "no tenant data",
         "GET /openapi.json": "no data", "POST /open/partner/token": "client credentials: TokenTests",
         "PUT /open/partner/files/upload/parts/{upload_id}/{part_number}": "signed URL: UploadErrorTests",
@@ -37,10 +38,13 @@ struct IsolationMatrixTests {
         var recordTaskID = ""
         var voiceprintID = ""
         var sessionID = ""
+        var keyID = ""
         let title = "Isolation secret title"
 
         /// What must never appear in another principal's answers.
-        var secrets: [String] { [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, title] }
+        var secrets: [String] {
+            [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, keyID, title]
+        }
     }
 
     /// The value of path parameter `name` in `route`, from the owner's resources; nil for an unknown parameter.
@@ -53,6 +57,7 @@ struct IsolationMatrixTests {
         case "task_id": route.contains("{record_id}") ? fixture.recordTaskID : fixture.taskID
         case "voiceprint_id": fixture.voiceprintID
         case "session_id": fixture.sessionID
+        case "key_id": fixture.keyID
         default: nil
         }
     }
@@ -70,6 +75,7 @@ struct IsolationMatrixTests {
         case "PATCH /open/partner/records/{record_id}": ["title": "changed"]
         case "PUT /open/partner/transcriptions/{task_id}/speakers": ["names": ["SPEAKER_00": "Eve"]]
         case "POST /open/partner/records/{record_id}/tasks": ["task_type": 1]
+        case "POST /open/partner/api-keys": ["name": "stolen", "scopes": ["partner"]]
         default: [:]
         }
     }
@@ -131,6 +137,10 @@ struct IsolationMatrixTests {
             try #require(recordTask.status == 201, "\(recordTask.text)")
             fixture.recordTaskID = try recordTask.decode(RecordTask.self).taskID
             fixture.voiceprintID = "vp_isolationmatrix00001"
+            let key = try await platform.send(
+                "POST", APIPath.apiKeys, token: ownerToken, json: ["name": "owner's key", "scopes": ["partner"]])
+            try #require(key.status == 201, "\(key.text)")
+            fixture.keyID = try key.decode(CreatedAPIKey.self).key.keyID
             let store = try await platform.openStore()
             try await store.write { [fixture] db in
                 let partnerID = try db.scalar(
@@ -194,6 +204,9 @@ struct IsolationMatrixTests {
             let ownerSession: String = try #require(ownerAccount.sessionToken)
             let me = try await platform.send("GET", APIPath.accountSessions, token: ownerSession)
             #expect(me.status == 200 && me.text.contains(fixture.sessionID), "\(me.text)")
+            let keys = try await platform.send("GET", APIPath.apiKeys, token: ownerToken)
+            let ownersKey = try keys.decode(APIKeyList.self).keys.first { $0.keyID == fixture.keyID }
+            #expect(ownersKey != nil && ownersKey?.revokedAtMs == nil, "\(keys.text)")
         }
     }
 }
