@@ -122,7 +122,8 @@ targets += [
     // `make fuzz`'s libFuzzer targets (Tests/Fuzz/run builds them with -sanitize=fuzzer -DFUZZING); built plainly,
     // it replays a corpus: `earshot-fuzz TARGET FILE…`.
     .executableTarget(
-        name: "earshot-fuzz", dependencies: ["EarshotHTTP", "EarshotAPI", "EarshotAudio"], path: "Tests/Fuzz/Harness"),
+        name: "earshot-fuzz", dependencies: ["EarshotHTTP", "EarshotAPI", "EarshotAudio", "EarshotDevice"],
+        path: "Tests/Fuzz/Harness"),
 ]
 products += [.executable(name: "earshot", targets: ["earshot"])]
 

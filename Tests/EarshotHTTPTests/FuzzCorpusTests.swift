@@ -7,7 +7,7 @@ import Testing
 /// crashed, or a new crash on a known input, fails the suite without libFuzzer.
 @Suite(.timeLimit(.minutes(3)))
 struct FuzzCorpusTests {
-    @Test(arguments: ["http", "multipart", "json", "wav", "router"])
+    @Test(arguments: ["http", "multipart", "json", "wav", "router", "device"])
     func theCommittedCorpusReplaysWithoutACrash(target: String) async throws {
         let directory = TestEnvironment.repository.appendingPathComponent("Tests/Fuzz/Corpus/\(target)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()

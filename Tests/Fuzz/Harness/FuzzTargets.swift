@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotAudio
+import EarshotDevice
 import EarshotHTTP
 import Foundation
 
@@ -18,7 +19,7 @@ struct FuzzTarget: Sendable {
 }
 
 enum FuzzTargets {
-    static let all: [FuzzTarget] = [http, multipart, json, wav, router]
+    static let all: [FuzzTarget] = [http, multipart, json, wav, router, device]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
 
@@ -119,4 +120,41 @@ enum FuzzTargets {
         "/open/partner/records/{record_id}/tasks/{task_id}", "/open/partner/transcriptions/{task_id}/export",
         "/static/*",
     ].map(PathPattern.init)
+
+    // MARK: Device protocol
+
+    /// Bytes a device or an app receives on its link, fed in two pieces (split at the first byte's value): the
+    /// frame reader resynchronises past anything, fragments are put back together, and every message that decodes
+    /// must encode and decode to itself.
+    static let device = FuzzTarget(name: "device", input: "bytes on a device link (frames of docs/device-protocol.md)")
+    {
+        bytes in
+        var decoder = FrameDecoder(maximumFrameSize: 512)
+        var assembler = MessageAssembler(maximumMessageSize: 64 << 10)
+        let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+        for piece in [bytes[..<split], bytes[split...]] {
+            decoder.append(piece)
+            while true {
+                let frame: Frame?
+                do { frame = try decoder.next() } catch { continue }
+                guard let frame else { break }
+                guard let envelope = try? assembler.add(frame), let message = try? DeviceMessage(envelope) else {
+                    continue
+                }
+                let again: Envelope
+                switch message {
+                case .request(let request, let sequence): again = request.envelope(sequence: sequence)
+                case .response(let response, let opcode, let sequence):
+                    again = response.envelope(to: opcode, sequence: sequence)
+                case .event(let event, let sequence): again = event.envelope(sequence: sequence)
+                }
+                guard (try? DeviceMessage(again)) == message else {
+                    fatalError("\(message) does not survive being encoded again")
+                }
+            }
+        }
+        if decoder.bufferedBytes > 512 + Frame.overhead {
+            fatalError("the frame reader kept \(decoder.bufferedBytes) bytes")
+        }
+    }
 }
