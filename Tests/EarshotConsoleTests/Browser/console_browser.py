@@ -244,8 +244,10 @@ class Console:
         self.report(renamed=[old, second], export=exported["text"][:200])
 
         self.step = "summarize"
+        # The button is enabled once the record's transcript is loaded; a click before that does nothing.
+        self.wait(lambda: self.find("#run-summary").is_enabled(), "the Summarize button to be enabled")
         self.find("#run-summary").click()
-        self.wait(lambda: self.visible("#summary"), "the summary", 180)
+        self.wait(lambda: self.visible("#summary"), "the summary", self.args.transcribe_timeout)
         self.wait(lambda: "Summary success" in self.text("#tasks"), "the summary task's success")
         abstract = self.text("#summary p")
         assert abstract, "empty summary"
@@ -263,6 +265,7 @@ class Console:
 
         self.step = "translate"
         Select(self.find("#translate-from")).select_by_value("speech")
+        self.wait(lambda: self.find("#run-translate").is_enabled(), "the Translate button to be enabled")
         self.find("#run-translate").click()
         self.wait(lambda: self.visible("#translations"), "the translation", self.args.transcribe_timeout)
         rows = self.js("return [...document.querySelectorAll('#translations tbody tr')].map((r) => "
