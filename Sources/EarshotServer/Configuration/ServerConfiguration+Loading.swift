@@ -320,8 +320,8 @@ extension ServerConfiguration {
         _ path: any WritableKeyPath<ServerConfiguration, Int> & Sendable
     ) -> Setting {
         Setting(name: name, valueName: "SIZE", help: help) { config, value in
-            guard let size = parseByteSize(value), range.contains(size) else {
-                return "'\(value)' is not a size \(describe(range, as: formatByteSize)) (examples: 512KiB, 25MiB)"
+            guard let size = ByteSize.parse(value), range.contains(size) else {
+                return "'\(value)' is not a size \(describe(range, as: ByteSize.format)) (examples: 512KiB, 25MiB)"
             }
             config[keyPath: path] = size
             return nil
@@ -507,12 +507,6 @@ func parseDuration(_ text: String) -> Duration? {
     guard let seconds = Double(text), seconds >= 0, seconds.isFinite else { return nil }
     return .milliseconds(Int64((seconds * 1000).rounded()))
 }
-
-/// A byte count the way settings are written (``ByteSize/format(_:)``).
-func formatByteSize(_ bytes: Int) -> String { ByteSize.format(bytes) }
-
-/// A byte count as settings accept it (``ByteSize/parse(_:)``).
-func parseByteSize(_ text: String) -> Int? { ByteSize.parse(text) }
 
 /// True for a literal IPv4 or IPv6 address.
 func isIPAddress(_ text: String) -> Bool {
