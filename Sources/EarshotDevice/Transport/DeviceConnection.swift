@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Foundation
 
 /// A client's side of the device protocol over a ``StreamSocket``: numbered requests matched with their
 /// responses, a read's chunks gathered, events delivered as they come, a time limit on every request.
@@ -37,7 +33,8 @@ public final class DeviceConnection: @unchecked Sendable {
         var continuation: AsyncStream<DeviceEvent>.Continuation?
         events = AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation = $0 }
         eventContinuation = continuation
-        let thread = ReaderThread { [self] in readLoop() }
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "earshot-device-read"
         thread.start()
     }
 
@@ -216,39 +213,5 @@ public final class DeviceConnection: @unchecked Sendable {
         }
         for continuation in waiting { continuation.resume(throwing: reason) }
         events?.finish()
-    }
-}
-
-/// A detached POSIX thread running one closure (Foundation's `Thread` is not available to this module).
-final class ReaderThread: @unchecked Sendable {
-    // SAFETY: `body` is set once at creation and only run by the new thread.
-    private let body: () -> Void
-
-    init(_ body: @escaping () -> Void) {
-        self.body = body
-    }
-
-    func start() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        #if canImport(Glibc)
-            let created = pthread_create(
-                &thread, nil,
-                { context in
-                    let owner = Unmanaged<ReaderThread>.fromOpaque(context!).takeRetainedValue()
-                    owner.body()
-                    return nil
-                }, context)
-        #else
-            let created = pthread_create(
-                &thread, nil,
-                { context in
-                    let owner = Unmanaged<ReaderThread>.fromOpaque(context).takeRetainedValue()
-                    owner.body()
-                    return nil
-                }, context)
-        #endif
-        precondition(created == 0, "pthread_create failed: \(created)")
-        pthread_detach(thread)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -181,21 +183,14 @@ public final class StreamListener: @unchecked Sendable {
     }
 }
 
-/// A pthread mutex (the module has no dependencies, and `Mutex` needs iOS 18).
+/// An `NSLock` with a typed-throws `withLock` (`NSLocking.withLock` needs iOS 16, `Mutex` iOS 18).
 final class SocketLock: @unchecked Sendable {
-    // SAFETY: the mutex is only used through pthread calls, which are thread-safe.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    // SAFETY: NSLock is thread-safe; the lock is taken and released around `body` only.
+    private let lock = NSLock()
 
     func withLock<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         return try body()
     }
 }
