@@ -125,10 +125,8 @@ public struct RecorderLink: Sendable {
     }
 }
 
-/// The frame size a connection negotiated, read by its event sender.
-private final class FrameSizeBox: @unchecked Sendable {
-    // SAFETY: an Int written by the request loop and read by the event task; a stale read only means an event
-    // is cut into smaller frames than it could be, which the receiver accepts.
+/// The frame size a connection negotiated: set by its request loop, read by its event sender.
+private final class FrameSizeBox: Sendable {
     private let storage: Mutex<Int>
     init(_ value: Int) { storage = Mutex(value) }
     var value: Int {
@@ -153,13 +151,13 @@ private final class PacedWriter: Sendable {
         queue.async { [self] in
             do { try socket.send(bytes) } catch { return }
             guard bytesPerSecond > 0 else { return }
-            // Sleep until the bytes sent so far fit the rate. A link idle for over 200 ms starts a new budget: no
-            // burst credit for the time nothing was sent.
+            // Sleep until the bytes sent so far fit the rate. A link that fell behind its budget (idle) starts a new
+            // one now: idle time is never credited, so no burst ever exceeds the rate.
             let now = ContinuousClock.now
             let rate = Int64(bytesPerSecond)
             let wait: Duration = clock.withLock { state in
                 var current = state ?? (now, 0)
-                if current.start + .nanoseconds(Int64(current.sent) * 1_000_000_000 / rate) < now - .milliseconds(200) {
+                if current.start + .nanoseconds(Int64(current.sent) * 1_000_000_000 / rate) < now {
                     current = (now, 0)
                 }
                 current.sent += bytes.count
