@@ -42,6 +42,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let bindOccupied = ErrorCode(rawValue: "BIND_OCCUPIED")
     /// No device with that serial/id for this caller (404).
     public static let deviceNotFound = ErrorCode(rawValue: "DEVICE_NOT_FOUND")
+    /// The operation needs the device present (a Wi-Fi upload plan) and it has not reported lately (409).
+    public static let deviceOffline = ErrorCode(rawValue: "DEVICE_OFFLINE")
     /// Bluetooth is off or unauthorised on the client (client-side only; never sent by the server).
     public static let bleUnavailable = ErrorCode(rawValue: "BLE_UNAVAILABLE")
     /// A dependency is temporarily unavailable; retry later (503).
