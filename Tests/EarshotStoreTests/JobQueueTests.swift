@@ -83,6 +83,21 @@ import Testing
         }
     }
 
+    /// A dead worker's job is recovered first: it goes back to its place, not behind the jobs queued while it ran.
+    @Test(arguments: MetadataBackend.available)
+    func anExpiredJobGoesBackToItsPlaceInTheQueue(backend: MetadataBackend) async throws {
+        try await withQueue(backend) { queue, clock, _ in
+            _ = try await queue.enqueue(new("job_1"))
+            _ = try #require(try await queue.claim(kind: "transcription", owner: "dead", lease: .seconds(1)))
+            clock.advance(500)
+            _ = try await queue.enqueue(new("job_2"))
+            clock.advance(2_000)
+            #expect(try await queue.requeueExpired().map(\.id) == ["job_1"])
+            let next = try #require(try await queue.claim(kind: "transcription", owner: "alive", lease: .seconds(30)))
+            #expect(next.id == "job_1", "the recovered job is claimed before the one queued while it ran")
+        }
+    }
+
     /// Issue 13, finding 3: three server crashes during one long task made it FAILURE ("lease expired after
     /// attempt 3"). Crashes count as lost leases, not failed attempts; only a job that keeps taking its process
     /// down fails, after ``JobQueue/maximumLostLeases``.

@@ -317,7 +317,9 @@ public struct JobQueue: Sendable {
 
     /// Re-queues running jobs whose lease expired (their process died, was killed or hung). That is not the job's
     /// fault: it counts in `lost_leases`, not against `max_attempts`; a job fails only when its lost leases reach
-    /// ``maximumLostLeases`` (it probably takes its process down). Returns the jobs changed.
+    /// ``maximumLostLeases`` (it probably takes its process down). A re-queued job keeps its `run_after`, so it
+    /// goes back to its place at the head of the queue instead of behind every job queued while it ran: recovery
+    /// takes the lease plus the reaper's interval, not the whole backlog. Returns the jobs changed.
     @discardableResult
     public func requeueExpired() async throws -> [Job] {
         let at = now()
@@ -332,12 +334,9 @@ public struct JobQueue: Sendable {
                     + "|| (lost_leases + 1) || ' times while running it (crashed, killed or hung); it is not retried "
                     + "again' ELSE 'the process running this job stopped (lease expired after attempt ' || attempts "
                     + "|| '); retried' END, "
-                    + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, run_after = ?, "
+                    + "stage = NULL, progress = 0, lease_owner = NULL, lease_expires_at = NULL, "
                     + "updated_at = ? WHERE state = 'running' AND lease_expires_at < ? RETURNING \(Job.columns)",
-                [
-                    .integer(limit), .integer(limit), .integer(at), .integer(limit), .integer(at), .integer(at),
-                    .integer(at),
-                ]
+                [.integer(limit), .integer(limit), .integer(at), .integer(limit), .integer(at), .integer(at)]
             ).map { try $0.decode(Job.self) }
             for job in jobs where job.state.isFinal { try onFinal(db, job) }
             for kind in Set(jobs.filter { $0.state == .queued }.map(\.kind)).sorted() {
