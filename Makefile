@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test test-suites setup setup-check models build release install fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
+.PHONY: run test test-suites test-hosts setup setup-check models build release install fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -63,6 +63,7 @@ test: setup
 	swift build --build-tests $(SWIFT_FLAGS)
 	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
 	scripts/with-backends $(MAKE) --no-print-directory test-suites
+	scripts/multi-host
 
 # The two swift test runs, inside scripts/with-backends (PostgreSQL and the S3 server started once for both, stopped
 # after): the store, queue, upload, records and accounts suites run against SQLite + files and PostgreSQL + S3, the
@@ -70,6 +71,12 @@ test: setup
 test-suites:
 	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
 	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
+
+## Five hosts in network namespaces (PostgreSQL + S3, an API node, two workers): a batch of clips with one worker
+## paused past its lease (its late write refused) and one killed; every job exactly once (scripts/multi-host).
+test-hosts: build
+	@EARSHOT_QUIET=1 scripts/setup-models .build/debug/earshot
+	scripts/multi-host
 
 ## libFuzzer over the HTTP request path, multipart bodies, JSON request types, WAV headers and the router: each
 ## target FUZZ_SECONDS (default 60) from Tests/Fuzz/Corpus; prints executions and crashes (Tests/Fuzz/run).
