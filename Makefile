@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test test-suites test-hosts setup setup-check models build release install fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers
+.PHONY: run test test-suites test-hosts setup setup-check models build release install fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers bench-scale
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -142,5 +142,11 @@ bench-numbers: release
 	Benchmarks/numbers/run
 
 ## Accounts benchmark: sign-in latency and throughput at the Argon2id parameters vs argon2-cffi's verify (same run).
+## PostgreSQL + S3 on loopback: the API workload on SQLite vs PostgreSQL, enqueue → start latency, job throughput
+## with 1 and 2 worker processes, upload through presigned parts vs a raw PUT to the bucket (Benchmarks/scale/run).
+bench-scale: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	scripts/with-backends $(EARSHOT_HOME)/venv/bin/python Benchmarks/scale/run
+
 bench-accounts: release
 	$(EARSHOT_HOME)/venv/bin/python Benchmarks/accounts/run
