@@ -21,8 +21,14 @@ struct RecordsTaskTests {
                 let task = try created.decode(RecordTask.self)
                 #expect(task.status == .pending)
                 #expect(task.taskType == 0 && task.model == "asr-fast")
+                // Lists show it while it is queued or running (a decode of 11 s of speech takes far longer than
+                // this read), and no more once it ended.
+                let listed = try await platform.send("GET", APIPath.records, token: user).decode(RecordList.self)
+                #expect(listed.records.first { $0.recordID == id }?.runningTasks?.map(\.taskID) == [task.taskID])
                 let done = try await platform.waitForRecordTask(id, task.taskID, token: user)
                 #expect(done.status == .success, "\(done.error ?? "")")
+                let after = try await platform.send("GET", APIPath.records, token: user).decode(RecordList.self)
+                #expect(after.records.first { $0.recordID == id }?.runningTasks == [])
                 taskIDs.append(task.taskID)
             }
             let history = try await platform.send("GET", platform.recordPath(APIPath.recordTasks, id), token: user)

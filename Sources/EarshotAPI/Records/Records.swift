@@ -77,12 +77,16 @@ public struct RecordSummaryItem: Codable, Sendable, Hashable {
     public var translations: [String]
     public var createdAtMs: Int64
     public var updatedAtMs: Int64
+    /// The record's tasks still queued or running, oldest first (lists show "Transcribing 40 %" from these and
+    /// poll while any is left); empty when none. Absent from servers before it existed.
+    public var runningTasks: [RecordTask]?
 
     public init(
         recordID: String, fileID: String, userID: String?, title: String, tags: [String], recordTimeMs: Int64,
         durationMs: Int, language: String?, source: String, hasTranscript: Bool, hasSummary: Bool,
-        translations: [String], createdAtMs: Int64, updatedAtMs: Int64
+        translations: [String], createdAtMs: Int64, updatedAtMs: Int64, runningTasks: [RecordTask]? = nil
     ) {
+        self.runningTasks = runningTasks
         self.recordID = recordID
         self.fileID = fileID
         self.userID = userID
@@ -110,6 +114,7 @@ public struct RecordSummaryItem: Codable, Sendable, Hashable {
         case hasSummary = "has_summary"
         case createdAtMs = "created_at_ms"
         case updatedAtMs = "updated_at_ms"
+        case runningTasks = "running_tasks"
     }
 }
 

@@ -3,8 +3,18 @@ import { api } from './api.js';
 import { h, replace, clock, when, snippet } from './dom.js';
 import { uploadFile } from './upload.js';
 
+const TASK_NAMES = { 0: 'Transcribing', 1: 'Summarizing', 2: 'Translating' };
+
+// "Transcribing 40 %" for each task still queued or running (lists carry them as running_tasks).
+function taskBadge(task) {
+  const name = TASK_NAMES[task.task_type] ?? 'Working';
+  const text = task.status === 'PENDING' ? `${name} (queued)` : `${name} ${task.progress} %`;
+  return h('span', { class: 'badge busy', 'data-task': task.task_id }, text);
+}
+
 function badges(record) {
   return h('span', { class: 'badges' },
+    (record.running_tasks ?? []).map(taskBadge),
     h('span', { class: 'badge' }, record.source),
     record.has_transcript
       ? h('span', { class: 'badge ok' }, 'transcript') : h('span', { class: 'badge' }, 'no transcript'),
@@ -13,7 +23,7 @@ function badges(record) {
 }
 
 function recordItem(record, extra) {
-  return h('li', { class: 'record' },
+  return h('li', { class: 'record', 'data-record': record.record_id, 'data-time': record.record_time_ms },
     h('a', { href: `#/records/${encodeURIComponent(record.record_id)}`, class: 'title' }, record.title),
     h('span', { class: 'meta' }, when(record.record_time_ms), ' · ', clock(record.duration_ms)),
     badges(record),
@@ -113,13 +123,37 @@ export async function libraryPage(main, query, { navigate }) {
     navigate('#/?' + params);
   });
 
+  let timer = null;
   try {
     if (query.get('q')) await showHits(list, more, query);
-    else await showPage(list, more, query, null);
+    else {
+      await showPage(list, more, query, null);
+      timer = setInterval(() => refreshRunning(list).then((busy) => {
+        if (!busy) { clearInterval(timer); timer = null; }
+      }), 3000);
+    }
   } catch (error) {
     replace(list, h('li', { class: 'error', role: 'alert' }, error.message));
   }
-  return () => {};
+  return () => { if (timer) clearInterval(timer); };
+}
+
+// Re-reads the listed records that have running tasks and redraws them; true while any task is still running.
+async function refreshRunning(list) {
+  const busy = [...list.querySelectorAll('li.record')].filter((item) => item.querySelector('.badge.busy'));
+  if (!busy.length) return false;
+  const oldest = Math.min(...busy.map((item) => Number(item.dataset.time)));
+  const params = new URLSearchParams({ limit: '100', from: String(oldest) });
+  const page = await api('GET', '/open/partner/records?' + params);
+  const fresh = new Map(page.records.map((record) => [record.record_id, record]));
+  let running = false;
+  for (const item of busy) {
+    const record = fresh.get(item.dataset.record);
+    if (!record) continue;
+    item.replaceWith(recordItem(record));
+    running ||= (record.running_tasks ?? []).length > 0;
+  }
+  return running;
 }
 
 async function showPage(list, more, query, cursor) {

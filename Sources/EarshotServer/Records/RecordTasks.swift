@@ -218,6 +218,21 @@ struct RecordTasks: Sendable {
         }
     }
 
+    /// The tasks still queued or running of each of `recordIDs` (one page of a list), oldest first per record.
+    func running(for caller: Principal, recordIDs: [String]) async throws -> [String: [RecordTask]] {
+        guard !recordIDs.isEmpty else { return [:] }
+        let placeholders = Array(repeating: "?", count: recordIDs.count).joined(separator: ", ")
+        let tasks = try await metadata.read { db in
+            try db.query(
+                "SELECT t.record_id, t.task_type, t.target_language, t.source, t.model, \(Self.jobColumns) "
+                    + "FROM record_tasks t JOIN jobs j ON j.id = t.job_id WHERE t.record_id IN (\(placeholders)) "
+                    + "AND j.tenant = ? AND j.state IN ('queued', 'running') ORDER BY j.created_at, j.id",
+                recordIDs.map { SQLValue.text($0) } + [.text(caller.partnerID)]
+            ).map { row in Self.wire(try row.decode(Job.self), link: try row.decode(Link.self)) }
+        }
+        return Dictionary(grouping: tasks, by: \.recordID)
+    }
+
     func task(for caller: Principal, recordID: String, taskID: String) async throws -> RecordTask {
         guard Identifier.isValid(taskID, prefix: "task"),
             let task = try await metadata.read({ db in

@@ -189,7 +189,14 @@ struct RecordsService: Sendable {
         }
         let page = rows.prefix(limit)
         let next = rows.count > limit ? page.last.map { "\($0.row.recordTime).\($0.row.id)" } : nil
-        return RecordList(records: page.map { $0.wire }, nextCursor: next)
+        let running = try await tasks.running(for: caller, recordIDs: page.map(\.row.id))
+        return RecordList(
+            records: page.map { item in
+                var wire = item.wire
+                wire.runningTasks = running[item.row.id] ?? []
+                return wire
+            },
+            nextCursor: next)
     }
 
     func search(

@@ -180,6 +180,21 @@ class Console:
         statuses = self.js("return window.__statuses")
         assert any("(resumed)" in status for status in statuses), statuses
         record_id = record_url.split("#/records/")[1].split("?")[0]
+
+        self.step = "the library shows the running transcription until it ends"
+        # Transcribing and telling speakers apart takes seconds; the list is read well within them.
+        self.open("#/")
+        item = f"#records li[data-record='{record_id}']"
+        self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, item + " .badge.busy"), "the running task's badge")
+        busy = self.text(item + " .badge.busy")
+        assert busy.startswith("Transcribing"), busy
+        self.wait(lambda: not self.driver.find_elements(By.CSS_SELECTOR, item + " .badge.busy")
+                  and "transcript" in [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, item + " .badge.ok")],
+                  "the list to show the transcript without a reload", self.args.transcribe_timeout)
+        self.report(busy=busy)
+
+        self.step = "the transcript on the record page"
+        self.open(f"#/records/{record_id}")
         self.wait(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, ".sentence")) >= 3,
                   "three transcript sentences", self.args.transcribe_timeout)
         sentences = self.js("return [...document.querySelectorAll('.sentence')].map((b) => "
