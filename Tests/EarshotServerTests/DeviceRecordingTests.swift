@@ -21,7 +21,9 @@ import Testing
         var link = RecorderLink.Configuration()
         link.bytesPerSecond = 0
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let serving = Task { try await RecorderLink(recorder: recorder, configuration: link).run { continuation.yield($0) } }
+        let serving = Task {
+            try await RecorderLink(recorder: recorder, configuration: link).run { continuation.yield($0) }
+        }
         defer { serving.cancel() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
@@ -160,7 +162,8 @@ import Testing
                 sha256: sha256Hex(audio), token: ada)
             try #require(on.status == 201, "\(on.text)")
             let onTasks = try await platform.send(
-                "GET", platform.recordPath(APIPath.recordTasks, try on.decode(EarshotAPI.DeviceRecording.self).recordID),
+                "GET",
+                platform.recordPath(APIPath.recordTasks, try on.decode(EarshotAPI.DeviceRecording.self).recordID),
                 token: ada)
             let task = try #require(try onTasks.decode(RecordTaskList.self).tasks.first)
             #expect(task.taskType == 0 && task.model == "asr-fast")
@@ -173,7 +176,8 @@ import Testing
                 sha256: sha256Hex(audio), token: ada)
             try #require(off.status == 201, "\(off.text)")
             let offTasks = try await platform.send(
-                "GET", platform.recordPath(APIPath.recordTasks, try off.decode(EarshotAPI.DeviceRecording.self).recordID),
+                "GET",
+                platform.recordPath(APIPath.recordTasks, try off.decode(EarshotAPI.DeviceRecording.self).recordID),
                 token: ada)
             #expect(try offTasks.decode(RecordTaskList.self).tasks.isEmpty, "\(offTasks.text)")
         }
@@ -195,7 +199,8 @@ import Testing
             try #require(stored.status == 201, "\(stored.text)")
             let recordID = try stored.decode(EarshotAPI.DeviceRecording.self).recordID
             let tasks = platform.recordPath(APIPath.recordTasks, recordID)
-            let transcription = try #require(try await platform.send("GET", tasks, token: ada).decode(RecordTaskList.self).tasks.first)
+            let transcription = try #require(
+                try await platform.send("GET", tasks, token: ada).decode(RecordTaskList.self).tasks.first)
             let transcribed = try await platform.waitForRecordTask(recordID, transcription.taskID, token: ada)
             #expect(transcribed.status == .success, "\(transcribed.error ?? "")")
             // The summary task was added in the transaction that stored the transcript: exactly one.

@@ -141,7 +141,8 @@ import Testing
 
             let audio = try TestAudio.jfk()
             let file = try await platform.uploadFile(audio, filetype: "wav", token: ada)
-            let stored = try await platform.postRecording("ES1-RENAME", id: 1, fileID: file, sha256: sha256Hex(audio), token: ada)
+            let stored = try await platform.postRecording(
+                "ES1-RENAME", id: 1, fileID: file, sha256: sha256Hex(audio), token: ada)
             #expect(stored.status == 201, "\(stored.text)")
             let recordID = try stored.decode(DeviceRecording.self).recordID
 
@@ -199,6 +200,57 @@ import Testing
             }
             let mine = try await platform.send("GET", platform.devicePath(APIPath.device, "ES1-MINE"), token: ada)
             #expect(try mine.status == 200 && mine.decode(Device.self).name == "ES1 MINE")
+        }
+    }
+
+    @Test(arguments: ServerTestBackend.available)
+    func homesGroupDevicesWithOneCurrentAndOnlyEmptyOnesAreDeleted(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
+            let (_, partner, ada) = try await platform.newUser("ada")
+            // The first call makes the default home, current.
+            let first = try await platform.send("GET", APIPath.homes, token: ada).decode(HomeList.self)
+            #expect(first.homes.count == 1 && first.homes[0].name == "My home" && first.homes[0].current)
+            let home = first.homes[0].homeID
+            #expect(try await platform.send("GET", APIPath.homes, token: ada).decode(HomeList.self) == first)
+            let noUser = try await platform.send("GET", APIPath.homes, token: partner)
+            #expect(noUser.status == 400, "\(noUser.text)")
+
+            let created = try await platform.send(
+                "POST", APIPath.homes, token: partner, json: ["name": "Office", "user_id": "ada"])
+            #expect(created.status == 201, "\(created.text)")
+            let office = try created.decode(Home.self)
+            #expect(office.name == "Office" && !office.current && office.deviceCount == 0)
+            let officePath = APIPath.filled(APIPath.home, ["home_id": office.homeID])
+            let current = try await platform.send("PATCH", officePath, token: ada, json: ["current": true])
+            #expect(try current.decode(Home.self).current, "\(current.text)")
+            let renamed = try await platform.send("PATCH", officePath, token: ada, json: ["name": "Studio"])
+            #expect(try renamed.decode(Home.self).name == "Studio")
+
+            // A device binds into the current home; a home with devices is not deleted.
+            let (device, _) = try await platform.bindDevice("ES1-HOME01", token: ada)
+            #expect(device.homeID == office.homeID)
+            let homes = try await platform.send("GET", APIPath.homes, token: ada).decode(HomeList.self).homes
+            #expect(homes.map(\.deviceCount) == [0, 1] && homes.map(\.current) == [false, true])
+            let full = try await platform.send("DELETE", officePath, token: ada)
+            #expect(full.status == 409 && full.errorCode == "CONFLICT", "\(full.text)")
+            let moved = try await platform.send(
+                "PATCH", platform.devicePath(APIPath.device, "ES1-HOME01"), token: ada, json: ["home_id": home])
+            #expect(try moved.decode(Device.self).homeID == home)
+            let inHome = try await platform.send("GET", APIPath.devices + "?home_id=\(home)", token: ada)
+            #expect(try inHome.decode(DeviceList.self).devices.map(\.serial) == ["ES1-HOME01"])
+            let emptied = try await platform.send("DELETE", officePath, token: ada)
+            #expect(emptied.status == 204, "\(emptied.text)")
+
+            // The remaining home is current again, and a user keeps at least one.
+            let left = try await platform.send("GET", APIPath.homes, token: ada).decode(HomeList.self).homes
+            #expect(left.map(\.homeID) == [home] && left[0].current && left[0].deviceCount == 1)
+            let last = try await platform.send(
+                "DELETE", APIPath.filled(APIPath.home, ["home_id": home]), token: ada)
+            #expect(last.status == 409, "\(last.text)")
+            let unknown = try await platform.send(
+                "PATCH", platform.devicePath(APIPath.device, "ES1-HOME01"), token: ada,
+                json: ["home_id": office.homeID])
+            #expect(unknown.status == 404 && unknown.errorCode == "NOT_FOUND", "\(unknown.text)")
         }
     }
 }

@@ -84,8 +84,10 @@ struct IsolationMatrixTests {
         case "PATCH /open/partner/homes/{home_id}": ["name": "stolen", "current": true]
         case "POST /open/partner/devices": ["serial": fixture.serial, "model": "ES1", "firmware": "1.0"]
         case "PATCH /open/partner/devices/{serial}": ["name": "stolen", "auto_transcribe": false]
-        case "PUT /open/partner/devices/{serial}/secret": ["secret": Data(repeating: 9, count: 32).base64EncodedString()]
-        case "POST /open/partner/devices/{serial}/proof": ["challenge": Data(repeating: 9, count: 16).base64EncodedString()]
+        case "PUT /open/partner/devices/{serial}/secret":
+            ["secret": Data(repeating: 9, count: 32).base64EncodedString()]
+        case "POST /open/partner/devices/{serial}/proof":
+            ["challenge": Data(repeating: 9, count: 16).base64EncodedString()]
         case "POST /open/partner/devices/{serial}/status":
             [
                 "report": [

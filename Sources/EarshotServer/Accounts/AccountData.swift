@@ -24,9 +24,8 @@ struct AccountData: Sendable {
         let partnerID = caller.partnerID
         let orphans = try await metadata.write { db in
             try DeviceRegistry.forget(db, partnerID: partnerID, userID: userID)
-            return try db.query("SELECT id FROM files WHERE partner_id = ? AND user_id = ?", partnerID, userID).compactMap {
-                try UploadService.deleteFile(db, id: try $0.decode("id", as: String.self))
-            }
+            return try db.query("SELECT id FROM files WHERE partner_id = ? AND user_id = ?", partnerID, userID)
+                .compactMap { try UploadService.deleteFile(db, id: try $0.decode("id", as: String.self)) }
         }
         for blob in orphans { try await blobs.delete(blob) }
     }

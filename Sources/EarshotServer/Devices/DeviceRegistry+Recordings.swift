@@ -128,7 +128,9 @@ extension DeviceRegistry {
     {
         let device = try await row(for: caller, serial: serial)
         let limit = try RecordsService.limit(limit, default: 100, max: 1000)
-        if let after, after < 0 { throw PlatformError.invalidArgument("after must be a device recording id (0 or more)") }
+        if let after, after < 0 {
+            throw PlatformError.invalidArgument("after must be a device recording id (0 or more)")
+        }
         let after = after ?? -1
         let rows = try await metadata.read { db in
             try db.query(

@@ -173,8 +173,9 @@ struct DeviceRegistry: Sendable {
     // MARK: Update
 
     func update(for caller: Principal, serial: String, _ request: DeviceUpdateRequest) async throws -> Device {
-        guard request.name != nil || request.homeID != nil || request.autoTranscribe != nil
-            || request.autoSummarize != nil
+        guard
+            request.name != nil || request.homeID != nil || request.autoTranscribe != nil
+                || request.autoSummarize != nil
         else {
             throw PlatformError.invalidArgument(
                 "nothing to update: send name, home_id, auto_transcribe or auto_summarize")
@@ -225,7 +226,8 @@ struct DeviceRegistry: Sendable {
                 ).map { try $0.decode(DeviceRow.self) }
             })
         else {
-            throw PlatformError.deviceNotFound("no device \(serial.prefix(64)); bind it first (POST /open/partner/devices)")
+            throw PlatformError.deviceNotFound(
+                "no device \(serial.prefix(64)); bind it first (POST /open/partner/devices)")
         }
         return row
     }

@@ -56,7 +56,8 @@ struct DeviceRow: Sendable, Decodable {
 
     func wire(now: Int64, window: Int64) -> Device {
         Device(
-            serial: serial, name: name, model: model, firmware: firmware, state: DeviceState(rawValue: state) ?? .binding,
+            serial: serial, name: name, model: model, firmware: firmware,
+            state: DeviceState(rawValue: state) ?? .binding,
             homeID: homeID, userID: userID, owner: owner, online: isOnline(now: now, window: window),
             lastSeenMs: lastSeenAt,
             report: reportJSON.flatMap { try? JSONDecoder().decode(DeviceReport.self, from: Data($0.utf8)) },
