@@ -278,7 +278,7 @@ struct DeviceRegistry: Sendable {
         // Lengths in Unicode scalars, as JSON Schema's maxLength counts them.
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, value.unicodeScalars.count <= maxNameLength,
-            !trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+            !value.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         else {
             throw PlatformError.invalidArgument(
                 "\(field) must be 1-\(maxNameLength) characters without control characters")
