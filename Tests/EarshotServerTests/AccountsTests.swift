@@ -79,6 +79,10 @@ import Testing
                 "GET", APIPath.records, token: ada.sessionToken)
             #expect(sessionAsToken.status == 401)
 
+            let (device, _) = try await platform.bindDevice("ES1-ACCOUNT", token: ada.accessToken)
+            #expect(device.userID == adaID)
+            #expect(try await platform.startBind("ES1-ACCOUNT", token: bob.accessToken).errorCode == "BIND_OCCUPIED")
+
             // Deleting the account (with its password) deletes its records.
             let noConfirm = try await platform.send(
                 "DELETE", APIPath.accountMe, token: ada.sessionToken,
@@ -101,6 +105,8 @@ import Testing
                 try await platform.send(
                     "GET", platform.recordPath(APIPath.record, record.record.recordID), token: ada.accessToken
                 ).status == 404)
+            // Its device is free to bind for someone else.
+            #expect(try await platform.startBind("ES1-ACCOUNT", token: bob.accessToken).status == 201)
             // The file no record held is gone too, bytes included.
             #expect(
                 try await platform.send(

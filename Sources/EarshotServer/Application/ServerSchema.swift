@@ -12,6 +12,9 @@ public enum ServerSchema {
         UploadService.schema,
         JobQueue.schema,
         RecordsService.schema,
+        // Before the transcriptions: their library migration copies results into records through
+        // `RecordTasks.applyFinal`, which looks for device recordings.
+        DeviceRegistry.schema,
         TranscriptionService.schema,
         Webhooks.schema,
         VoiceprintService.schema,
