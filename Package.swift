@@ -85,7 +85,7 @@ targets += [
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
-    .target(name: "EarshotKit", dependencies: ["EarshotAPI"]),
+    .target(name: "EarshotKit", dependencies: ["EarshotAPI", "EarshotDevice"]),
 ]
 products += [.library(name: "EarshotKit", targets: ["EarshotKit"])]
 
@@ -176,7 +176,7 @@ targets += [
     .testTarget(
         name: "EarshotKitTests",
         dependencies: [
-            "EarshotKit", "EarshotAPI", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto",
+            "EarshotKit", "EarshotAPI", "EarshotDevice", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto",
             "EarshotTestSupport", "EarshotServerTestSupport",
         ]),
     // The web console in headless Chromium (Selenium, Browser/console_browser.py) against `earshot serve`.
