@@ -142,7 +142,7 @@ targets += [
     .testTarget(name: "EarshotDeviceTests", dependencies: ["EarshotDevice"]),
     .testTarget(
         name: "EarshotRecorderTests",
-        dependencies: ["EarshotRecorder", "EarshotDevice", "EarshotCrypto", "EarshotTestSupport"]),
+        dependencies: ["EarshotRecorder", "EarshotDevice", "EarshotCrypto", "EarshotHTTP", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
