@@ -109,12 +109,24 @@ struct DeviceSyncEngine: Sendable {
                 try journal.save(to: journalURL)
             }
             if journal.stage == .completed {
-                let registered = try await platform.register(
-                    DeviceRecordingRequest(
-                        recordingID: Int64(recording.id), startedAtMs: Int64(recording.startedAtMs),
-                        durationMs: Int64(recording.durationMs), size: Int64(recording.size),
-                        codec: Self.codec(recording.codec), sha256: sha, fileID: journal.fileID),
-                    serial: device.serial)
+                let registered: EarshotAPI.DeviceRecording
+                do {
+                    registered = try await platform.register(
+                        DeviceRecordingRequest(
+                            recordingID: Int64(recording.id), startedAtMs: Int64(recording.startedAtMs),
+                            durationMs: Int64(recording.durationMs), size: Int64(recording.size),
+                            codec: Self.codec(recording.codec), sha256: sha, fileID: journal.fileID),
+                        serial: device.serial)
+                } catch let error as EarshotError
+                    where error.code == .invalidArgument || error.code == .conflict || error.code == .integrity
+                {
+                    // The uploaded file is not the device's recording (its digest differs) or is taken: start this
+                    // recording over next time, and keep it on the device.
+                    DeviceSyncJournal.remove(journalURL)
+                    throw EarshotError(
+                        .integrity, "recording \(recording.id) was refused by the server: \(error.message)",
+                        status: error.status, requestID: error.requestID, underlying: error)
+                }
                 guard registered.sha256.lowercased() == sha else {
                     throw EarshotError(
                         .integrity, "recording \(recording.id): the server registered SHA-256 \(registered.sha256)")

@@ -150,6 +150,19 @@ import Testing
         _ = first
     }
 
+    @Test func aFileWhoseDigestIsNotTheDevicesIsNeverAcknowledgedAndIsUploadedAgainNextTime() async throws {
+        let rig = try Rig(recordings: [1: 1_500])
+        rig.platform.corruptNextPut.withLock { $0 = true }
+        let first = try await rig.engine().0.run()
+        #expect(first.synced.isEmpty && first.failed.keys.sorted() == [1])
+        #expect(!rig.log.all.contains("ack 1"))
+        #expect(rig.device.stored.withLock { $0[1] } != nil)
+        #expect(rig.journals.isEmpty, "the refused upload is forgotten")
+        let second = try await rig.engine().0.run()
+        #expect(second.synced.map(\.id) == [1])
+        #expect(rig.log.all.filter { $0.hasPrefix("plan") }.count == 2)
+    }
+
     @Test func anAcknowledgementWhoseAnswerWasLostCountsAsDone() async throws {
         let rig = try Rig(recordings: [1: 500])
         rig.device.lostAcknowledgements.withLock { $0 = true }

@@ -97,6 +97,8 @@ final class FakePlatform: SyncPlatform {
         var size: Int
         var chunk: Int
         var parts: [Int: Data] = [:]
+        /// The ETag each PUT answered (the MD5 of the bytes received).
+        var etags: [Int: String] = [:]
         var completed = false
         var fileID: String
     }
@@ -110,6 +112,8 @@ final class FakePlatform: SyncPlatform {
     /// register fails with this (a server that is down, or refuses the digest).
     let registerFailure = Mutex<EarshotError?>(nil)
     let puts = Mutex<[Int]>([])
+    /// Corrupt the next PUT's stored bytes (a storage fault the ETag check cannot see).
+    let corruptNextPut = Mutex(false)
 
     init(log: SyncLog, chunkSize: Int) {
         self.log = log
@@ -158,7 +162,14 @@ final class FakePlatform: SyncPlatform {
         puts.withLock { $0.append(part) }
         try uploads.withLock { uploads in
             guard uploads[id] != nil else { throw EarshotError(.notFound, "no upload \(id)") }
-            uploads[id]!.parts[part] = body
+            var stored = body
+            let corrupt = corruptNextPut.withLock { flag in
+                defer { flag = false }
+                return flag
+            }
+            if corrupt { stored[0] ^= 0xFF }
+            uploads[id]!.parts[part] = stored
+            uploads[id]!.etags[part] = MD5.hex(body)
         }
         return "\"\(MD5.hex(body))\""
     }
@@ -170,7 +181,7 @@ final class FakePlatform: SyncPlatform {
             guard etags.count == count, upload.parts.count == count else {
                 throw EarshotError(.invalidArgument, "parts missing: \(etags.keys.sorted())")
             }
-            for (number, etag) in etags where FilePart.normalize(etag) != MD5.hex(upload.parts[number]!) {
+            for (number, etag) in etags where FilePart.normalize(etag) != upload.etags[number] {
                 throw EarshotError(.invalidArgument, "part \(number): wrong ETag")
             }
             upload.completed = true
@@ -189,7 +200,8 @@ final class FakePlatform: SyncPlatform {
         }
         let digest = SHA256.hash([UInt8](file)).map { String(format: "%02x", $0) }.joined()
         guard digest == request.sha256 else {
-            throw EarshotError(.integrity, "the file's SHA-256 \(digest) is not the device's \(request.sha256)")
+            throw EarshotError(
+                .invalidArgument, "the file's SHA-256 \(digest) is not the device's \(request.sha256)", status: 400)
         }
         let record = registered.withLock { registered in
             if let existing = registered[request.recordingID] { return existing }
