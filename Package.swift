@@ -176,8 +176,8 @@ targets += [
     .testTarget(
         name: "EarshotKitTests",
         dependencies: [
-            "EarshotKit", "EarshotAPI", "EarshotDevice", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto",
-            "EarshotTestSupport", "EarshotServerTestSupport",
+            "EarshotKit", "EarshotAPI", "EarshotDevice", "EarshotRecorder", "EarshotServer", "EarshotHTTP", "EarshotCore",
+            "EarshotCrypto", "EarshotTestSupport", "EarshotServerTestSupport",
         ]),
     // The web console in headless Chromium (Selenium, Browser/console_browser.py) against `earshot serve`.
     .testTarget(
