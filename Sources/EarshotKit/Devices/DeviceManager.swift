@@ -123,6 +123,13 @@ public final class DeviceManager: Sendable {
         let registered = try await registry.bind(
             DeviceBindRequest(
                 serial: hello.serial, model: hello.model, firmware: hello.firmware, name: name, homeID: homeID))
+        let pending = PendingSecret(directory: stateDirectory, serial: hello.serial, owner: registered.owner)
+        if registered.state == .binding, let secret = pending.load() {
+            // An earlier bind got the device's secret but died before the platform stored it: finish that bind.
+            let bound = try await registry.storeSecret(secret, serial: hello.serial)
+            pending.remove()
+            return bound
+        }
         let secret: [UInt8]
         do {
             guard case .bound(let answered) = try await session.device.call(.bind(code: code, owner: registered.owner))
@@ -136,7 +143,11 @@ public final class DeviceManager: Sendable {
             if registered.state == .binding { try? await registry.remove(hello.serial, clear: false) }
             throw error
         }
+        // Kept until the platform has it: the device answers its secret once, and a bind that dies here would
+        // otherwise leave a device bound to a secret nobody holds.
+        try pending.save(secret)
         var bound = try await registry.storeSecret(secret, serial: hello.serial)
+        pending.remove()
         if let report = try? await status(session) {
             bound = (try? await registry.report(DeviceStatusReport(report: report), serial: hello.serial)) ?? bound
         }

@@ -34,7 +34,8 @@ struct DeviceSyncEngine: Sendable {
     func run() async throws -> DeviceSyncSummary {
         let started = ProcessInfo.processInfo.systemUptime
         let backlog = try await device.recordings()
-        let held = try await platform.heldRecordings(serial: device.serial)
+        let oldest = Int64(backlog.first?.id ?? 1)
+        let held = backlog.isEmpty ? [:] : try await platform.heldRecordings(serial: device.serial, after: oldest - 1)
         let meter = RateMeter(total: backlog.reduce(0) { $0 + Int64($1.size) }, count: backlog.count)
         var wifi = options.wifi.useWiFi(backlogBytes: meter.total)
         var summary = DeviceSyncSummary(synced: [], failed: [:], bytesOverLink: 0, bytesOverWiFi: 0, seconds: 0)

@@ -24,8 +24,8 @@ protocol SyncDevice: Sendable {
 protocol SyncPlatform: Sendable {
     /// Identifies the server in journal keys.
     var baseURL: String { get }
-    /// Device recording id → SHA-256 hex of what the server holds for `serial`.
-    func heldRecordings(serial: String) async throws -> [Int64: EarshotAPI.DeviceRecording]
+    /// Device recording id → what the server holds for `serial`, ids above `after`.
+    func heldRecordings(serial: String, after: Int64) async throws -> [Int64: EarshotAPI.DeviceRecording]
     func plan(size: Int64, filetype: String) async throws -> EarshotAPI.UploadPlan
     /// The device's own Wi-Fi upload plan.
     func wifiPlan(serial: String, recording: Int64, size: Int64, filetype: String) async throws
@@ -110,8 +110,8 @@ struct PlatformSync: SyncPlatform {
 
     var baseURL: String { client.configuration.baseURL.absoluteString }
 
-    func heldRecordings(serial: String) async throws -> [Int64: EarshotAPI.DeviceRecording] {
-        let all = try await DevicesClient(client: client).recordings(serial: serial)
+    func heldRecordings(serial: String, after: Int64) async throws -> [Int64: EarshotAPI.DeviceRecording] {
+        let all = try await DevicesClient(client: client).recordings(serial: serial, after: after)
         return Dictionary(all.map { ($0.recordingID, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -120,8 +120,8 @@ final class FakePlatform: SyncPlatform {
         self.chunkSize = chunkSize
     }
 
-    func heldRecordings(serial: String) async throws -> [Int64: EarshotAPI.DeviceRecording] {
-        registered.withLock { $0 }
+    func heldRecordings(serial: String, after: Int64) async throws -> [Int64: EarshotAPI.DeviceRecording] {
+        registered.withLock { $0.filter { $0.key > after } }
     }
 
     func plan(size: Int64, filetype: String) async throws -> EarshotAPI.UploadPlan {
