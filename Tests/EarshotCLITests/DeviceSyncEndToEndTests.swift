@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 16's end to end: the simulator, the server and the CLI (EarshotKit's DeviceManager) as separate processes.
 /// Bind (a second user gets BIND_OCCUPIED), record three files, sync with progress, the transcripts appear as
-/// records, and unbind with clear empties the device.
+/// records, a recording over the card's Wi-Fi, and unbind with clear empties the device.
 @Suite(.serialized, .exclusive("speech decoding")) struct DeviceSyncEndToEndTests {
     static let ready = TestEnvironment.exist(TestEnvironment.jfk, TestEnvironment.asrFastModel)
     static let serial = "ES1-E2E016"
@@ -114,10 +114,19 @@ import Testing
         let show = try await Program.earshot.run(["records", "show", first, "--server", server.base, "--token", ada])
         #expect(show.stdout.lowercased().contains("country"), "\(show.stdout)")
 
-        // A fourth recording after the sync, then unbind with clear: the card is empty and unbound.
+        // A fourth recording goes over the card's Wi-Fi: the device PUTs it to the plan the platform made.
         device.stop()
         device = try await stack.startDevice(["--microphone", TestEnvironment.jfk.path, "--speed", "50"])
         _ = try await device.waitForLine(containing: "recorded 4:", on: .stdout)
+        let wifi = try await Program.earshot.run(
+            ["device", "sync", Self.serial, "--wifi", "always"] + stack.options(ada), timeout: .seconds(120))
+        #expect(wifi.status == 0 && wifi.stdout.contains("synced 4 → rec_"), "\(wifi)\n\(device.diagnostics)")
+        #expect(wifi.stdout.contains("Wi-Fi)") && wifi.stdout.contains("0 bytes over the link"), "\(wifi.stdout)")
+
+        // A fifth recording, not synced, then unbind with clear: the card is empty and unbound.
+        device.stop()
+        device = try await stack.startDevice(["--microphone", TestEnvironment.jfk.path, "--speed", "50"])
+        _ = try await device.waitForLine(containing: "recorded 5:", on: .stdout)
         let unbind = try await Program.earshot.run(
             ["device", "unbind", Self.serial, "--clear"] + stack.options(ada))
         #expect(unbind.status == 0 && unbind.stdout.contains("erased"), "\(unbind)")

@@ -293,14 +293,17 @@ struct DeviceSyncEngine: Sendable {
             if let etags = state.finished {
                 for (number, etag) in etags { journal.etags[Int(number)] = etag }
                 try journal.save(to: url)
-                meter.advance(recording, done: journal.storedBytes, wifiBytes: journal.storedBytes - before)
+                meter.advance(
+                    recording, done: journal.storedBytes,
+                    wifiBytes: max(0, journal.storedBytes - before - Int64(lastSent)))
                 events.yield(.progress(meter.progress(current: recording)))
                 return
             }
-            if state.sent != lastSent {
+            if state.sent > lastSent {
+                let delta = Int64(state.sent - lastSent)
                 lastSent = state.sent
                 lastChange = ProcessInfo.processInfo.systemUptime
-                meter.advance(recording, done: before + Int64(state.sent), linkBytes: 0)
+                meter.advance(recording, done: before + Int64(state.sent), wifiBytes: delta)
                 events.yield(.progress(meter.progress(current: recording)))
             }
             if ProcessInfo.processInfo.systemUptime - lastChange > options.wifiStallSeconds {

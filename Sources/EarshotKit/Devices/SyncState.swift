@@ -84,10 +84,9 @@ final class RateMeter: Sendable {
         var current: (id: UInt32, size: Int64, done: Int64, wifi: Bool)?
         var linkBytes: Int64 = 0
         var wifiBytes: Int64 = 0
-        /// Bytes moved this run (link or Wi-Fi) and when the first moved.
+        /// Bytes moved this run (link or Wi-Fi), and when the run started moving them.
         var moved: Int64 = 0
-        var firstMove: TimeInterval?
-        var lastReport: TimeInterval = 0
+        var started = ProcessInfo.processInfo.systemUptime
     }
     private let state: Locked<State>
 
@@ -105,16 +104,11 @@ final class RateMeter: Sendable {
 
     func advance(_ recording: EarshotDeviceRecording, done: Int64, linkBytes: Int64 = 0, wifiBytes: Int64 = 0) {
         state.withLock {
-            let now = ProcessInfo.processInfo.systemUptime
             let wifi = $0.current?.wifi ?? false
             $0.current = (recording.id, Int64(recording.size), done, wifi)
             $0.linkBytes += linkBytes
             $0.wifiBytes += wifiBytes
-            let moved = linkBytes + wifiBytes
-            if moved > 0 {
-                if $0.firstMove == nil { $0.firstMove = now - 0.001 }
-                $0.moved += moved
-            }
+            $0.moved += linkBytes + wifiBytes
         }
     }
 
@@ -138,7 +132,8 @@ final class RateMeter: Sendable {
     func progress(current: EarshotDeviceRecording?) -> DeviceSyncProgress {
         state.withLock { state in
             let now = ProcessInfo.processInfo.systemUptime
-            let rate = state.firstMove.map { Double(state.moved) / max(now - $0, 0.001) }
+            let elapsed = now - state.started
+            let rate: Double? = state.moved > 0 && elapsed > 0.2 ? Double(state.moved) / elapsed : nil
             let done = state.finishedBytes + (state.current?.done ?? 0)
             func left(_ bytes: Int64) -> Double? {
                 guard let rate, rate > 0 else { return nil }
