@@ -170,7 +170,7 @@ targets += [
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
             "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotConsole", "EarshotTestSupport",
-            "EarshotServerTestSupport",
+            "EarshotServerTestSupport", "EarshotDevice", "EarshotRecorder",
         ],
         exclude: ["Fixtures"]),
     .testTarget(

@@ -39,11 +39,13 @@ struct IsolationMatrixTests {
         var voiceprintID = ""
         var sessionID = ""
         var keyID = ""
+        var serial = "ES1-ISOLATION"
+        var homeID = ""
         let title = "Isolation secret title"
 
         /// What must never appear in another principal's answers.
         var secrets: [String] {
-            [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, keyID, title]
+            [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, keyID, serial, homeID, title]
         }
     }
 
@@ -58,6 +60,8 @@ struct IsolationMatrixTests {
         case "voiceprint_id": fixture.voiceprintID
         case "session_id": fixture.sessionID
         case "key_id": fixture.keyID
+        case "serial": fixture.serial
+        case "home_id": fixture.homeID
         default: nil
         }
     }
@@ -76,6 +80,27 @@ struct IsolationMatrixTests {
         case "PUT /open/partner/transcriptions/{task_id}/speakers": ["names": ["SPEAKER_00": "Eve"]]
         case "POST /open/partner/records/{record_id}/tasks": ["task_type": 1]
         case "POST /open/partner/api-keys": ["name": "stolen", "scopes": ["partner"]]
+        case "POST /open/partner/homes": ["name": "stolen"]
+        case "PATCH /open/partner/homes/{home_id}": ["name": "stolen", "current": true]
+        case "POST /open/partner/devices": ["serial": fixture.serial, "model": "ES1", "firmware": "1.0"]
+        case "PATCH /open/partner/devices/{serial}": ["name": "stolen", "auto_transcribe": false]
+        case "PUT /open/partner/devices/{serial}/secret":
+            ["secret": Data(repeating: 9, count: 32).base64EncodedString()]
+        case "POST /open/partner/devices/{serial}/proof":
+            ["challenge": Data(repeating: 9, count: 16).base64EncodedString()]
+        case "POST /open/partner/devices/{serial}/status":
+            [
+                "report": [
+                    "battery": 5, "charging": false, "storage_used": 0, "storage_total": 10, "recording_count": 0,
+                    "recording": false,
+                ]
+            ]
+        case "POST /open/partner/devices/{serial}/recordings":
+            [
+                "recording_id": 1, "started_at_ms": 0, "duration_ms": 1, "size": 1, "codec": "wav",
+                "sha256": String(repeating: "0", count: 64), "file_id": fixture.fileID,
+            ]
+        case "POST /open/partner/devices/{serial}/upload-plan": ["recording_id": 2, "size": 10, "codec": "wav"]
         default: [:]
         }
     }
@@ -151,6 +176,13 @@ struct IsolationMatrixTests {
                     fixture.voiceprintID, partnerID, fixture.fileID)
             }
             await store.close()
+            // The owner's device (bound, online) and home.
+            let device = try await platform.bindDevice(fixture.serial, token: ownerUser).0
+            fixture.homeID = device.homeID
+            let status = try await platform.send(
+                "POST", platform.devicePath(APIPath.deviceStatus, fixture.serial), token: ownerUser,
+                json: Self.body(for: "POST /open/partner/devices/{serial}/status", fixture))
+            try #require(status.status == 200, "\(status.text)")
             let ownerAccount = try await Self.account(platform, "owner@example.com")
             fixture.sessionID = ownerAccount.session.id
             let otherAccount = try await Self.account(platform, "other@example.com")
@@ -204,6 +236,10 @@ struct IsolationMatrixTests {
             let ownerSession: String = try #require(ownerAccount.sessionToken)
             let me = try await platform.send("GET", APIPath.accountSessions, token: ownerSession)
             #expect(me.status == 200 && me.text.contains(fixture.sessionID), "\(me.text)")
+            let ownersDevice = try await platform.send(
+                "GET", platform.devicePath(APIPath.device, fixture.serial), token: ownerUser)
+            let unchanged = try ownersDevice.decode(Device.self)
+            #expect(unchanged.name == device.name && unchanged.autoTranscribe && unchanged.homeID == fixture.homeID)
             let keys = try await platform.send("GET", APIPath.apiKeys, token: ownerToken)
             let ownersKey = try keys.decode(APIKeyList.self).keys.first { $0.keyID == fixture.keyID }
             #expect(ownersKey != nil && ownersKey?.revokedAtMs == nil, "\(keys.text)")

@@ -2,6 +2,7 @@ import EarshotStore
 
 /// Everything an account owns outside the accounts tables, deleted with the account: its records (with their
 /// files, transcripts, jobs and search rows), its voiceprints, and the files it uploaded that no record holds.
+/// Its devices, homes and the list of its synced device recordings go too (the devices become free to bind).
 /// Unfinished uploads are left to the upload sweep (`upload-max-age`).
 struct AccountData: Sendable {
     let records: RecordsService
@@ -22,9 +23,9 @@ struct AccountData: Sendable {
         guard let userID = caller.userID else { return }
         let partnerID = caller.partnerID
         let orphans = try await metadata.write { db in
-            try db.query("SELECT id FROM files WHERE partner_id = ? AND user_id = ?", partnerID, userID).compactMap {
-                try UploadService.deleteFile(db, id: try $0.decode("id", as: String.self))
-            }
+            try DeviceRegistry.forget(db, partnerID: partnerID, userID: userID)
+            return try db.query("SELECT id FROM files WHERE partner_id = ? AND user_id = ?", partnerID, userID)
+                .compactMap { try UploadService.deleteFile(db, id: try $0.decode("id", as: String.self)) }
         }
         for blob in orphans { try await blobs.delete(blob) }
     }

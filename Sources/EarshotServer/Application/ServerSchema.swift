@@ -16,5 +16,6 @@ public enum ServerSchema {
         Webhooks.schema,
         VoiceprintService.schema,
         AccountDirectory.schema,
+        DeviceRegistry.schema,
     ]
 }

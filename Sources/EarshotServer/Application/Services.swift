@@ -25,6 +25,8 @@ struct Services: Sendable {
     let webhooks: Webhooks
     let transcriptions: TranscriptionService
     let records: RecordsService
+    /// Recorder devices, homes and device recordings.
+    let devices: DeviceRegistry
     /// Accounts, their codes and sessions.
     let accounts: AccountDirectory
     /// Every background job kind this process runs, and their runner.
@@ -147,6 +149,7 @@ struct Services: Sendable {
             metadata: metadata, blobs: blobs, uploads: uploads, transcriptions: transcriptions,
             tasks: RecordTasks(queue: queue, metadata: metadata, maxAttempts: configuration.taskMaxAttempts),
             running: running)
+        devices = DeviceRegistry(metadata: metadata, records: records, onlineWindow: configuration.deviceOnlineWindow)
     }
 
     /// The runner of every background job kind (run by `Application.run`).
@@ -168,6 +171,7 @@ struct Services: Sendable {
         UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
         RecordsRoutes(records: records).register(on: api)
+        DeviceRoutes(devices: devices).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks).register(on: api)
         let voiceprints = VoiceprintService(
             metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions)

@@ -222,6 +222,10 @@ extension ServerConfiguration {
             \.transcriptionWindow),
         durationSetting(
             "max-audio-duration", "Longest recording a task transcribes (default 8h).", \.maxAudioDuration),
+        durationSetting(
+            "device-online-window",
+            "A recorder is online while its last status report is at most this old (default 120s).",
+            \.deviceOnlineWindow),
         Setting(name: "model-home", valueName: "DIR", help: "Directory holding models/ (default $EARSHOT_HOME).") {
             config, value in
             guard !value.isEmpty else { return "model-home must not be empty" }

@@ -79,6 +79,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var transcriptionWindow: Duration = .seconds(1800)
     /// Longer recordings are refused with a message naming this setting.
     public var maxAudioDuration: Duration = .seconds(8 * 3600)
+    /// A recorder device is online while its last status report (relayed by an app) is at most this old.
+    public var deviceOnlineWindow: Duration = .seconds(120)
     /// How often an idle worker looks for queued tasks.
     public var taskPollInterval: Duration = .milliseconds(250)
     /// Where speech models are installed (`<home>/models`); nil means `$EARSHOT_HOME` or `~/.cache/earshot`.

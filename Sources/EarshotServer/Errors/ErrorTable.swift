@@ -41,6 +41,9 @@ enum ErrorTable {
         case .forbidden: HTTPError(.forbidden, code: ErrorCode.forbidden.rawValue, message: error.message)
         case .notFound: HTTPError(.notFound, code: ErrorCode.notFound.rawValue, message: error.message)
         case .conflict: HTTPError(.conflict, code: ErrorCode.conflict.rawValue, message: error.message)
+        case .bindOccupied: HTTPError(.conflict, code: ErrorCode.bindOccupied.rawValue, message: error.message)
+        case .deviceNotFound: HTTPError(.notFound, code: ErrorCode.deviceNotFound.rawValue, message: error.message)
+        case .deviceOffline: HTTPError(.conflict, code: ErrorCode.deviceOffline.rawValue, message: error.message)
         case .payloadTooLarge:
             HTTPError(.contentTooLarge, code: ErrorCode.payloadTooLarge.rawValue, message: error.message)
         case .rateLimited:

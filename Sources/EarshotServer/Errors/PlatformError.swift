@@ -5,6 +5,7 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case invalidArgument, unauthorized, forbidden, notFound, conflict, payloadTooLarge, rateLimited
+            case bindOccupied, deviceNotFound, deviceOffline
         }
 
         private let base: Base
@@ -24,6 +25,12 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
         public static let payloadTooLarge = Code(.payloadTooLarge)
         /// The server is saturated; retry after ``PlatformError/retryAfter`` seconds (429).
         public static let rateLimited = Code(.rateLimited)
+        /// The device is bound to another user, of this tenant or another (409 `BIND_OCCUPIED`).
+        public static let bindOccupied = Code(.bindOccupied)
+        /// No such device for this caller (404 `DEVICE_NOT_FOUND`), including another tenant's or user's.
+        public static let deviceNotFound = Code(.deviceNotFound)
+        /// The device has not reported within the online window, so it cannot take part now (409 `DEVICE_OFFLINE`).
+        public static let deviceOffline = Code(.deviceOffline)
 
         public var description: String { base.rawValue }
     }
@@ -47,6 +54,9 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     static func notFound(_ message: String) -> PlatformError { .init(.notFound, message) }
     static func conflict(_ message: String) -> PlatformError { .init(.conflict, message) }
     static func payloadTooLarge(_ message: String) -> PlatformError { .init(.payloadTooLarge, message) }
+    static func bindOccupied(_ message: String) -> PlatformError { .init(.bindOccupied, message) }
+    static func deviceNotFound(_ message: String) -> PlatformError { .init(.deviceNotFound, message) }
+    static func deviceOffline(_ message: String) -> PlatformError { .init(.deviceOffline, message) }
     static func rateLimited(_ message: String, retryAfter: Int) -> PlatformError {
         .init(.rateLimited, message, retryAfter: retryAfter)
     }

@@ -311,6 +311,8 @@ struct RecordTasks: Sendable {
             try db.execute(
                 "UPDATE records SET transcript = ?, language = ?, updated_at = ? WHERE id = ?", result,
                 transcript.language, at, recordID)
+            // A device recording whose device asked for a summary gets it now that the words are in.
+            try DeviceRegistry.transcribed(db, recordID: recordID, job: job)
             guard
                 let row = try db.queryFirst("SELECT title, tags FROM records WHERE id = ?", recordID)
             else { return }

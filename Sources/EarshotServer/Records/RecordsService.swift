@@ -113,7 +113,7 @@ struct RecordsService: Sendable {
     }
 
     /// Decodes the file once: its amplitude envelope (quantised) and duration.
-    private func measure(blobKey: String, _ fileID: String) async throws -> ([UInt8], Int) {
+    func measure(blobKey: String, _ fileID: String) async throws -> ([UInt8], Int) {
         do {
             return try await blobs.withLocalFile(for: try BlobKey(blobKey)) { path in
                 let decoder = try await AudioDecoder.open(
