@@ -174,7 +174,8 @@ struct PlatformSync: SyncPlatform {
         let response: CompleteUploadResponse = try await client.send(
             .post(
                 APIPath.completeUpload,
-                json: CompleteUploadRequest(fileID: fileID, uploadID: uploadID, partList: parts, filetype: filetype),
+                // No filetype: the server keeps its plan's (a Wi-Fi plan names Opus `ogg`).
+                json: CompleteUploadRequest(fileID: fileID, uploadID: uploadID, partList: parts),
                 idempotent: true))
         return response.fileID
     }
