@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test test-suites test-hosts setup setup-check models build release install fuzz fault soak bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers bench-scale
+.PHONY: run test test-suites test-hosts setup setup-check models build release install fuzz fault fault-device soak bench-device bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers bench-scale
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup:
@@ -88,6 +88,18 @@ fuzz: setup
 fault: release
 	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
 	scripts/fault --kills $${FAULT_KILLS:-50}
+
+## SIGKILL the app (earshot device sync), the simulated recorder and the server FAULT_KILLS times (default 50)
+## during syncs of a backlog, then check that every recording is on the server exactly once with the card's SHA-256
+## and nothing was freed first (scripts/fault-device).
+fault-device: release
+	scripts/fault-device --kills $${FAULT_KILLS:-50}
+
+## Device sync: link throughput vs its configured rate, Wi-Fi handover vs a raw PUT, recording end → transcript
+## (scripts/bench-device).
+bench-device: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	scripts/bench-device
 
 ## wrk, 64 connections, SOAK_SECONDS (default 180) of reads and part uploads: no errors, flat RSS, p99 (scripts/soak).
 soak: release

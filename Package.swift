@@ -85,7 +85,7 @@ targets += [
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
-    .target(name: "EarshotKit", dependencies: ["EarshotAPI"]),
+    .target(name: "EarshotKit", dependencies: ["EarshotAPI", "EarshotDevice"]),
 ]
 products += [.library(name: "EarshotKit", targets: ["EarshotKit"])]
 
@@ -142,7 +142,7 @@ targets += [
     .testTarget(name: "EarshotDeviceTests", dependencies: ["EarshotDevice"]),
     .testTarget(
         name: "EarshotRecorderTests",
-        dependencies: ["EarshotRecorder", "EarshotDevice", "EarshotCrypto", "EarshotTestSupport"]),
+        dependencies: ["EarshotRecorder", "EarshotDevice", "EarshotCrypto", "EarshotHTTP", "EarshotTestSupport"]),
     .testTarget(
         name: "EarshotHTTPTests", dependencies: ["EarshotHTTP", "EarshotCore", "EarshotCrypto", "EarshotTestSupport"]),
     .testTarget(
@@ -176,8 +176,8 @@ targets += [
     .testTarget(
         name: "EarshotKitTests",
         dependencies: [
-            "EarshotKit", "EarshotAPI", "EarshotServer", "EarshotHTTP", "EarshotCore", "EarshotCrypto",
-            "EarshotTestSupport", "EarshotServerTestSupport",
+            "EarshotKit", "EarshotAPI", "EarshotDevice", "EarshotRecorder", "EarshotServer", "EarshotHTTP", "EarshotCore",
+            "EarshotCrypto", "EarshotTestSupport", "EarshotServerTestSupport",
         ]),
     // The web console in headless Chromium (Selenium, Browser/console_browser.py) against `earshot serve`.
     .testTarget(

@@ -1,23 +1,35 @@
 import Foundation
 
-/// `app-flow [--earshot URL] --backend URL --session TOKEN [--journal DIR] FILE`, parsed by hand (the example
-/// depends on EarshotKit only).
+/// `app-flow [--earshot URL] --backend URL --session TOKEN [--journal DIR] FILE`, or with a recorder device
+/// `… --device SERIAL [--code CODE] [--device-dir DIR]`, parsed by hand (the example depends on EarshotKit only).
 struct Arguments: Sendable {
     static let usage = """
         usage: app-flow [--earshot URL] --backend URL --session TOKEN [--journal DIR] FILE
+               app-flow [--earshot URL] --backend URL --session TOKEN [--journal DIR] --device SERIAL
+                        [--code CODE] [--device-dir DIR]
 
           --earshot URL    the Earshot server the app uploads to (default http://127.0.0.1:8080)
           --backend URL    your partner backend (Examples/PartnerBackend), e.g. http://127.0.0.1:3000
           --session TOKEN  the app's own sign-in, one of the backend's BACKEND_SESSIONS tokens
           --journal DIR    keep upload resume state here; re-run with the same FILE to resume
           FILE             the recording to upload and transcribe (m4a, wav, mp3…)
+          --device SERIAL  instead of a FILE: sync this recorder (bind it first with --code) and print each
+                           recording's transcript as it finishes
+          --code CODE      the bind code the device shows (first run only)
+          --device-dir DIR where devices advertise themselves (default $EARSHOT_DEVICE_DIR or
+                           $EARSHOT_HOME/devices)
         """
 
     var earshot = URL(string: "http://127.0.0.1:8080")!
     var backend: URL
     var session: String
     var journal: URL?
-    var file: URL
+    /// The recording to upload (nil in device mode).
+    var file: URL?
+    /// Device mode: the recorder's serial, its bind code, and the discovery directory.
+    var device: String?
+    var code: String?
+    var deviceDirectory: URL?
 
     /// Reads `arguments` (without the program name).
     ///
@@ -27,7 +39,9 @@ struct Arguments: Sendable {
         var files: [String] = []
         var rest = arguments[...]
         while let argument = rest.popFirst() {
-            if ["--earshot", "--backend", "--session", "--journal"].contains(argument) {
+            if ["--earshot", "--backend", "--session", "--journal", "--device", "--code", "--device-dir"].contains(
+                argument)
+            {
                 guard let value = rest.popFirst() else { throw UsageError("\(argument) needs a value") }
                 options[argument] = value
             } else if argument.hasPrefix("-") {
@@ -45,10 +59,17 @@ struct Arguments: Sendable {
         }
         guard let backend = try url("--backend") else { throw UsageError("--backend is required") }
         guard let session = options["--session"], !session.isEmpty else { throw UsageError("--session is required") }
-        guard files.count == 1 else { throw UsageError("give exactly one FILE (got \(files.count))") }
+        self.device = options["--device"]
+        self.code = options["--code"]
+        self.deviceDirectory = options["--device-dir"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        if device == nil {
+            guard files.count == 1 else { throw UsageError("give exactly one FILE (got \(files.count))") }
+            self.file = URL(fileURLWithPath: files[0])
+        } else if !files.isEmpty {
+            throw UsageError("give either --device or a FILE, not both")
+        }
         self.backend = backend
         self.session = session
-        self.file = URL(fileURLWithPath: files[0])
         if let earshot = try url("--earshot") { self.earshot = earshot }
         self.journal = options["--journal"].map { URL(fileURLWithPath: $0, isDirectory: true) }
     }

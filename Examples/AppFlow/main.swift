@@ -3,6 +3,11 @@
 // Start `earshot serve` and `partner-backend` first (README → "Use from an app"), then:
 //
 //   swift run app-flow --backend http://127.0.0.1:3000 --session demo-session --journal .uploads memo.m4a
+//
+// With a recorder (`earshot device simulate` running): bind the card with the code it shows, sync it with progress,
+// and print each recording's transcript as it finishes (DeviceFlow.swift):
+//
+//   swift run app-flow --backend http://127.0.0.1:3000 --session demo-session --device ES1-4F2A9C --code 493027
 import EarshotAPI
 import EarshotKit
 import Foundation
@@ -30,9 +35,15 @@ func run(_ arguments: Arguments) async throws {
     let backend = BackendClient(baseURL: arguments.backend, session: arguments.session)
     let client = EarshotClient(baseURL: arguments.earshot, tokenProvider: { try await backend.userToken() })
 
+    if let serial = arguments.device {
+        try await DeviceFlow(client: client, arguments: arguments).run(serial: serial)
+        return
+    }
+    guard let fileURL = arguments.file else { return }
+
     // 2. Upload straight to Earshot's storage, printing progress as parts finish.
     let uploader = FileUploader(client: client, configuration: .init(stateDirectory: arguments.journal))
-    let upload = try uploader.prepare(fileAt: arguments.file)
+    let upload = try uploader.prepare(fileAt: fileURL)
     async let uploaded = upload.run()
     for await progress in upload.progress {
         let percent = Int(progress.fractionCompleted * 100)

@@ -26,6 +26,8 @@ public actor Recorder {
         public var encoding = OggOpusStream.Configuration()
         /// Where the device shows its bind code (a file a test or a person reads), besides ``bindCode``.
         public var bindCodeFile: URL?
+        /// The device's Wi-Fi for handed-over uploads; nil for a device without Wi-Fi (`upload` answers `busy`).
+        public var wifi: WiFiUploader.Configuration? = WiFiUploader.Configuration()
 
         public init(identity: RecorderIdentity, directory: URL) {
             self.identity = identity
@@ -63,6 +65,10 @@ public actor Recorder {
     private var batteryBudget: Duration = .zero
     private var subscribers: [UInt64: AsyncStream<DeviceEvent>.Continuation] = [:]
     private var nextSubscriber: UInt64 = 0
+    private let wifi: WiFiUploader?
+    /// The Wi-Fi upload in progress (one at a time), cancelled when the device stops or unbinds.
+    private var upload: (recording: UInt32, task: Task<Void, Never>)?
+    private var uploadGeneration: UInt64 = 0
 
     /// Opens (or creates) the recorder's card and recovers what an interrupted run left.
     ///
@@ -75,6 +81,7 @@ public actor Recorder {
         try Self.show(storage.state.bindCode, in: configuration.bindCodeFile)
         self.configuration = configuration
         self.storage = storage
+        self.wifi = configuration.wifi.map { WiFiUploader(configuration: $0) }
         self.reportedStorageLevel = Self.level(used: storage.used, total: storage.state.identity.capacity)
     }
 
@@ -151,6 +158,7 @@ public actor Recorder {
         try requireOwner(session)
         switch request {
         case .unbind(let clear):
+            cancelUpload()
             if clear {
                 stream = nil
                 try storage.eraseAll()
@@ -194,8 +202,9 @@ public actor Recorder {
         case .record(.stop):
             _ = try stopRecording()
             return [.done]
-        case .upload:
-            throw DeviceProtocolError(.busy, "this device has no Wi-Fi link configured")
+        case .upload(let plan):
+            try startUpload(plan)
+            return [.done]
         case .hello, .info, .bind, .authenticate:
             return []  // handled above
         }
@@ -261,6 +270,70 @@ public actor Recorder {
         guard session.authenticated else {
             throw DeviceProtocolError(.notAuthenticated, "authenticate as the device's owner first")
         }
+    }
+
+    // MARK: Wi-Fi handover
+
+    private func startUpload(_ plan: UploadPlan) throws {
+        guard let wifi else { throw DeviceProtocolError(.busy, "this device has no Wi-Fi link configured") }
+        if let upload, upload.recording != plan.recording {
+            throw DeviceProtocolError(.busy, "recording \(upload.recording) is uploading over Wi-Fi; try again after it")
+        }
+        guard let recording = storage.list(after: plan.recording &- 1).first(where: { $0.id == plan.recording }) else {
+            throw DeviceProtocolError(.notFound, "no recording \(plan.recording) on this device")
+        }
+        try WiFiUploader.validate(plan, size: recording.size, nowMs: UInt64(Date().timeIntervalSince1970 * 1000))
+        upload?.task.cancel()  // a fresh plan for the same recording replaces the old one
+        let id = plan.recording
+        uploadGeneration &+= 1
+        let generation = uploadGeneration
+        // The task holds the actor until the upload ends (it is cancelled by unbind or a newer plan).
+        let task = Task {
+            do {
+                let etags = try await wifi.upload(
+                    plan, read: { part in try await self.readForUpload(id, part) },
+                    progress: { sent, total in
+                        await self.broadcast(.uploadProgress(recording: id, sent: sent, total: total))
+                    })
+                self.uploadEnded(generation, id, .uploadFinished(recording: id, etags: etags))
+            } catch is CancellationError {
+                self.uploadEnded(generation, id, nil)
+            } catch {
+                let reason = (error as? DeviceProtocolError)?.message ?? "\(error)"
+                self.uploadEnded(generation, id, .uploadFailed(recording: id, reason: reason))
+            }
+        }
+        upload = (id, task)
+        logger.info("Wi-Fi upload started", metadata: ["recording": "\(id)", "parts": "\(plan.parts.count)"])
+    }
+
+    private func readForUpload(_ id: UInt32, _ part: UploadPlan.Part) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < Int(part.length) {
+            let piece = try storage.read(
+                id, offset: part.offset + UInt64(bytes.count), length: min(Int(part.length) - bytes.count, 1 << 20))
+            if piece.isEmpty { break }
+            bytes += piece
+        }
+        return bytes
+    }
+
+    private func uploadEnded(_ generation: UInt64, _ id: UInt32, _ event: DeviceEvent?) {
+        if generation == uploadGeneration { upload = nil }
+        if let event {
+            broadcast(event)
+            logger.info("Wi-Fi upload ended", metadata: ["recording": "\(id)", "event": "\(event)"])
+        }
+    }
+
+    private func cancelUpload() {
+        upload?.task.cancel()
+        upload = nil
+    }
+
+    /// Waits for the Wi-Fi upload in progress, if any (tests and a graceful stop).
+    public func waitForUpload() async {
+        await upload?.task.value
     }
 
     // MARK: Recording

@@ -6,6 +6,13 @@ import Dispatch
 /// Runs a long-lived operation and cancels it on the first SIGTERM or SIGINT; a second signal exits at once.
 enum SignalHandling {
     static func runUntilTerminated(_ operation: @escaping @Sendable () async throws -> Void) async throws {
+        try await cancellingOnInterrupt(operation)
+    }
+
+    /// Runs `operation` and returns its result; the first SIGTERM or SIGINT cancels it, a second exits at once.
+    static func cancellingOnInterrupt<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws
+        -> T
+    {
         let task = Task { try await operation() }
         let queue = DispatchQueue(label: "earshot.signals")
         var sources: [any DispatchSourceSignal] = []
@@ -23,6 +30,6 @@ enum SignalHandling {
             sources.append(source)
         }
         defer { sources.forEach { $0.cancel() } }
-        try await task.value
+        return try await task.value
     }
 }

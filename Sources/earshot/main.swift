@@ -28,6 +28,12 @@ let commands: [any Command.Type] = [
     RecordsSummarizeCommand.self,
     RecordsTranslateCommand.self,
     DeviceSimulateCommand.self,
+    DeviceScanCommand.self,
+    DeviceBindCommand.self,
+    DeviceListCommand.self,
+    DeviceSyncCommand.self,
+    DeviceUnbindCommand.self,
+    DeviceRenameCommand.self,
 ]
 
 let root = CommandSpec(

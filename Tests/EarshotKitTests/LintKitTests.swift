@@ -83,7 +83,7 @@ import Testing
         let result = try lint(root)
         #expect(result.status == 1, "\(result)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.contains("EarshotKit must depend on ['EarshotAPI'] only") })
+        #expect(lines.contains { $0.contains("EarshotKit must depend on ['EarshotAPI', 'EarshotDevice'] only") })
         #expect(lines.contains { $0.contains("Bad.swift:2: import FoundationNetworking outside #if") })
         #expect(lines.contains { $0.contains("Bad.swift:3:") && $0.contains("'EarshotCore' is not allowed") })
         #expect(lines.contains { $0.contains("Bad.swift:14: a Linux-only module's symbol") })

@@ -1,15 +1,16 @@
 import Foundation
 
-/// A client's side of the device protocol over a ``StreamSocket``: numbered requests matched with their
-/// responses, a read's chunks gathered, events delivered as they come, a time limit on every request.
+/// A client's side of the device protocol over a ``DeviceLink`` (a ``StreamSocket``, a BLE link): numbered requests
+/// matched with their responses, a read's chunks gathered, events delivered as they come, a time limit on every
+/// request.
 ///
-/// One reader thread per connection turns the socket's bytes into messages. Requests may be issued from several
+/// One reader thread per connection turns the link's bytes into messages. Requests may be issued from several
 /// tasks at once; each waits for its own answer. After ``close()`` (or when the device goes away) waiting requests
 /// fail with ``DeviceProtocolError/Code/disconnected``.
 public final class DeviceConnection: @unchecked Sendable {
     // SAFETY: mutable state (`pending`, `nextSequence`, `frameSize`, `closedReason`, the event continuation) is
-    // only touched under `lock`; `socket` is thread-safe.
-    private let socket: StreamSocket
+    // only touched under `lock`; `socket` (a `DeviceLink`) is thread-safe by that protocol's contract.
+    private let socket: any DeviceLink
     private let lock = SocketLock()
     private var pending: [UInt16: Pending] = [:]
     private var nextSequence: UInt16 = 1
@@ -27,8 +28,9 @@ public final class DeviceConnection: @unchecked Sendable {
         var continuation: CheckedContinuation<[DeviceResponse], any Error>?
     }
 
-    /// A connection over `socket`; starts its reader thread.
-    public init(socket: StreamSocket) {
+    /// A connection over `link`; starts its reader thread.
+    public init(link: any DeviceLink) {
+        let socket = link
         self.socket = socket
         var continuation: AsyncStream<DeviceEvent>.Continuation?
         events = AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation = $0 }
@@ -40,7 +42,7 @@ public final class DeviceConnection: @unchecked Sendable {
 
     /// Connects to a device listening on `host`:`port` (the simulator's link).
     public convenience init(host: String = "127.0.0.1", port: Int) throws(DeviceProtocolError) {
-        self.init(socket: try StreamSocket.connect(host: host, port: port))
+        self.init(link: try StreamSocket.connect(host: host, port: port))
     }
 
     deinit { close() }

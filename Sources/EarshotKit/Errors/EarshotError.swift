@@ -40,6 +40,8 @@ public struct EarshotError: Error, Sendable, CustomStringConvertible {
         public static let deviceNotFound = Code(ErrorCode.deviceNotFound)
         /// Bluetooth is off or not authorised (client-side).
         public static let bleUnavailable = Code(ErrorCode.bleUnavailable)
+        /// The device has not reported lately, so it cannot be handed a Wi-Fi upload (409).
+        public static let deviceOffline = Code(ErrorCode.deviceOffline)
         /// A dependency of the server is temporarily unavailable (503).
         public static let unavailable = Code(ErrorCode.unavailable)
         /// An unexpected server fault, or a wire code this SDK version does not know (500).
@@ -57,6 +59,9 @@ public struct EarshotError: Error, Sendable, CustomStringConvertible {
         public static let taskFailed = Code(rawValue: "TASK_FAILED")
         /// A transcription task was revoked before it finished.
         public static let taskRevoked = Code(rawValue: "TASK_REVOKED")
+        /// The recorder refused a request or its link failed (client side); ``EarshotError/underlying`` is the
+        /// device protocol's error with the device's code and message.
+        public static let device = Code(rawValue: "DEVICE")
 
         init(_ wire: ErrorCode) {
             rawValue = wire.rawValue
@@ -85,7 +90,7 @@ public struct EarshotError: Error, Sendable, CustomStringConvertible {
 
         private static let known: Set<String> = [
             "INVALID_ARGUMENT", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "METHOD_NOT_ALLOWED", "CONFLICT",
-            "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "BIND_OCCUPIED", "DEVICE_NOT_FOUND", "BLE_UNAVAILABLE",
+            "PAYLOAD_TOO_LARGE", "RATE_LIMITED", "BIND_OCCUPIED", "DEVICE_NOT_FOUND", "BLE_UNAVAILABLE", "DEVICE_OFFLINE",
             "UNAVAILABLE", "INTERNAL",
         ]
     }

@@ -12,7 +12,8 @@ enum DeviceSimulateCommand: Command {
             bind code on stdout and in DIR/bind-code, serves one app at a time on 127.0.0.1 with the link's frame \
             size and rate, and advertises itself in the discovery directory ($EARSHOT_DEVICE_DIR, else \
             $EARSHOT_HOME/devices) so apps on this machine find it. --microphone plays a WAV/MP3 file \
-            into it: each of --recordings plays becomes one recording. Stop it with Ctrl-C. The protocol: \
+            into it: each of --recordings plays becomes one recording. A handed-over upload plan (Wi-Fi) is PUT \
+            straight to its presigned URLs. Stop it with Ctrl-C. The protocol: \
             docs/device-protocol.md.
             """,
         options: [
@@ -25,7 +26,9 @@ enum DeviceSimulateCommand: Command {
             .init("microphone", valueName: "FILE", help: "Audio the device hears (WAV, MP3…)."),
             .init("recordings", valueName: "N", help: "How many times to record --microphone (default 1)."),
             .init("speed", valueName: "X", help: "Microphone speed against real time (default 1)."),
-        ])
+            .init("wifi-rate", valueName: "BYTES_PER_SECOND", help: "Wi-Fi upload rate (default 0: unlimited)."),
+        ],
+        flags: [.init("no-wifi", help: "A device without Wi-Fi: handed-over uploads are refused (busy).")])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         guard let dir = arguments.value("dir"), !dir.isEmpty else {
@@ -54,6 +57,11 @@ enum DeviceSimulateCommand: Command {
 
         var configuration = Recorder.Configuration(identity: identity, directory: directory)
         configuration.bindCodeFile = directory.appendingPathComponent("bind-code")
+        if arguments.flag("no-wifi") {
+            configuration.wifi = nil
+        } else {
+            configuration.wifi?.bytesPerSecond = try integer(arguments, "wifi-rate", default: 0, in: 0...10_000_000_000)
+        }
         let recorder = try Recorder(configuration: configuration)
         let device = await recorder.identity
         let discovery = DeviceAdvertisement.directory()

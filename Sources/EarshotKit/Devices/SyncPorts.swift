@@ -1,0 +1,189 @@
+import EarshotAPI
+import EarshotDevice
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the sync engine needs from a connected, authenticated device. ``LinkedDevice`` is the real one (the
+/// protocol over a ``DeviceConnection``); tests drive the engine with their own.
+protocol SyncDevice: Sendable {
+    var serial: String { get }
+    /// Every recording on the device, oldest first.
+    func recordings() async throws -> [EarshotDevice.DeviceRecording]
+    /// Up to `length` bytes from `offset`.
+    func read(_ id: UInt32, offset: UInt64, length: UInt32) async throws -> [UInt8]
+    /// Frees a recording; nil when it was already freed (an earlier acknowledgement got through).
+    func acknowledge(_ id: UInt32, sha256: [UInt8]) async throws -> UInt64?
+    /// Hands the device a Wi-Fi upload plan (events report the outcome).
+    func upload(_ plan: EarshotDevice.UploadPlan) async throws
+}
+
+/// What the sync engine needs from the platform. ``PlatformSync`` is the real one.
+protocol SyncPlatform: Sendable {
+    /// Identifies the server in journal keys.
+    var baseURL: String { get }
+    /// Device recording id → what the server holds for `serial`, ids above `after`.
+    func heldRecordings(serial: String, after: Int64) async throws -> [Int64: EarshotAPI.DeviceRecording]
+    func plan(size: Int64, filetype: String) async throws -> EarshotAPI.UploadPlan
+    /// The device's own Wi-Fi upload plan.
+    func wifiPlan(serial: String, recording: Int64, size: Int64, filetype: String) async throws
+        -> EarshotAPI.UploadPlan
+    /// The server's view of an upload; nil when it no longer exists.
+    func status(uploadID: String) async throws -> UploadStatus?
+    /// PUTs one part and returns its ETag, checked against the MD5 of `body`.
+    func put(_ body: Data, to url: String, part: Int) async throws -> String
+    /// complete-upload (idempotent); returns the file id.
+    func complete(fileID: String, uploadID: String, etags: [Int: String], filetype: String) async throws -> String
+    /// Registers the recording: the server checks the digest and makes the record once.
+    func register(_ request: DeviceRecordingRequest, serial: String) async throws -> EarshotAPI.DeviceRecording
+}
+
+/// The device protocol over a connection, as the sync engine wants it: device errors as ``EarshotError``.
+struct LinkedDevice: SyncDevice {
+    let connection: DeviceConnection
+    let serial: String
+    var timeoutSeconds: Double = 30
+
+    func recordings() async throws -> [EarshotDevice.DeviceRecording] {
+        var all: [EarshotDevice.DeviceRecording] = []
+        var after: UInt32 = 0
+        while true {
+            guard case .recordings(let page) = try await call(.list(after: after, limit: 64)) else {
+                throw EarshotError(.device, "the device answered list with something else")
+            }
+            all += page.recordings
+            guard page.more, let last = page.recordings.last else { return all }
+            after = last.id
+        }
+    }
+
+    func read(_ id: UInt32, offset: UInt64, length: UInt32) async throws -> [UInt8] {
+        do {
+            return try await connection.read(
+                recording: id, offset: offset, length: length, timeoutSeconds: timeoutSeconds)
+        } catch let error as DeviceProtocolError {
+            throw DeviceErrors.wrap(error, "read of recording \(id) at \(offset)")
+        }
+    }
+
+    func acknowledge(_ id: UInt32, sha256: [UInt8]) async throws -> UInt64? {
+        do {
+            guard case .acknowledged(let freed, _) = try await connection.single(
+                .acknowledge(recording: id, sha256: sha256), timeoutSeconds: timeoutSeconds)
+            else { throw EarshotError(.device, "the device answered acknowledge with something else") }
+            return freed
+        } catch let error as DeviceProtocolError where error.code == .notFound {
+            return nil  // freed by an earlier acknowledgement whose answer was lost
+        } catch let error as DeviceProtocolError {
+            throw DeviceErrors.wrap(error, "acknowledge of recording \(id)")
+        }
+    }
+
+    func upload(_ plan: EarshotDevice.UploadPlan) async throws {
+        _ = try await call(.upload(plan))
+    }
+
+    func call(_ request: DeviceRequest) async throws -> DeviceResponse {
+        do {
+            return try await connection.single(request, timeoutSeconds: timeoutSeconds)
+        } catch let error as DeviceProtocolError {
+            throw DeviceErrors.wrap(error, "\(request.opcode)")
+        }
+    }
+}
+
+enum DeviceErrors {
+    /// A device protocol error as the SDK's error: `BIND_OCCUPIED` keeps the platform's code, everything else is
+    /// ``EarshotError/Code/device`` with the device's error underneath.
+    static func wrap(_ error: DeviceProtocolError, _ what: String) -> EarshotError {
+        let code: EarshotError.Code = error.code == .bindOccupied ? .bindOccupied : .device
+        return EarshotError(code, "the device refused \(what): \(error.message)", underlying: error)
+    }
+}
+
+/// The platform side of a sync over ``EarshotClient``.
+struct PlatformSync: SyncPlatform {
+    let client: EarshotClient
+    var retry = RetryPolicy()
+
+    var baseURL: String { client.configuration.baseURL.absoluteString }
+
+    func heldRecordings(serial: String, after: Int64) async throws -> [Int64: EarshotAPI.DeviceRecording] {
+        let all = try await DevicesClient(client: client).recordings(serial: serial, after: after)
+        return Dictionary(all.map { ($0.recordingID, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func plan(size: Int64, filetype: String) async throws -> EarshotAPI.UploadPlan {
+        try await client.send(
+            .post(APIPath.generatePresignedURLs, json: UploadPlanRequest(filesize: Int(size), filetype: filetype)))
+    }
+
+    func wifiPlan(serial: String, recording: Int64, size: Int64, filetype: String) async throws
+        -> EarshotAPI.UploadPlan
+    {
+        try await DevicesClient(client: client).uploadPlan(
+            DeviceUploadPlanRequest(recordingID: recording, size: size, codec: filetype), serial: serial)
+    }
+
+    func status(uploadID: String) async throws -> UploadStatus? {
+        do { return try await client.uploadStatus(uploadID) } catch let error as EarshotError
+            where error.code == .notFound
+        {
+            return nil
+        }
+    }
+
+    func put(_ body: Data, to url: String, part: Int) async throws -> String {
+        let md5 = MD5.hex(body)
+        var attempt = 1
+        while true {
+            try Task.checkCancellation()
+            do {
+                guard let target = URL(string: url) else {
+                    throw EarshotError(.invalidResponse, "part \(part) has no valid URL: \(url)")
+                }
+                var request = URLRequest(url: target)
+                request.httpMethod = "PUT"
+                request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+                let (data, response) = try await client.exchange(request, body: body)
+                guard (200..<300).contains(response.statusCode) else {
+                    throw EarshotClient.error(from: response, data: data)
+                }
+                guard let etag = response.value(forHTTPHeaderField: "ETag") else {
+                    throw EarshotError(.invalidResponse, "the PUT of part \(part) answered without an ETag")
+                }
+                guard FilePart.normalize(etag) == md5 else {
+                    throw EarshotError(.integrity, "part \(part): the ETag \(etag) is not the MD5 of the bytes sent")
+                }
+                return etag
+            } catch let error as EarshotError
+                where (error.isTransient || error.code == .integrity) && attempt < retry.maxAttempts
+            {
+                try await retry.pause(afterAttempt: attempt)
+                attempt += 1
+            }
+        }
+    }
+
+    func complete(fileID: String, uploadID: String, etags: [Int: String], filetype: String) async throws -> String {
+        let parts = etags.sorted { $0.key < $1.key }.map {
+            CompleteUploadRequest.Part(partNumber: $0.key, etag: $0.value)
+        }
+        let response: CompleteUploadResponse = try await client.send(
+            .post(
+                APIPath.completeUpload,
+                // No filetype: the server keeps its plan's (a Wi-Fi plan names Opus `ogg`).
+                json: CompleteUploadRequest(fileID: fileID, uploadID: uploadID, partList: parts),
+                idempotent: true))
+        return response.fileID
+    }
+
+    func register(_ request: DeviceRecordingRequest, serial: String) async throws -> EarshotAPI.DeviceRecording {
+        try await DevicesClient(client: client).register(request, serial: serial)
+    }
+}
+
+/// The device's recording type (EarshotAPI has a `DeviceRecording` too: the server's record of one).
+typealias EarshotDeviceRecording = EarshotDevice.DeviceRecording

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Pauses a sync between read windows (and between recordings) until resumed.
+final class PauseGate: Sendable {
+    private struct State {
+        var paused = false
+        var pausedAt: TimeInterval?
+        var pausedTotal: TimeInterval = 0
+    }
+    private let state = Locked(State())
+
+    func pause() {
+        state.withLock {
+            guard !$0.paused else { return }
+            $0.paused = true
+            $0.pausedAt = ProcessInfo.processInfo.systemUptime
+        }
+    }
+
+    func resume() {
+        state.withLock {
+            guard $0.paused else { return }
+            $0.paused = false
+            if let at = $0.pausedAt { $0.pausedTotal += ProcessInfo.processInfo.systemUptime - at }
+            $0.pausedAt = nil
+        }
+    }
+
+    var isPaused: Bool { state.withLock { $0.paused } }
+
+    /// Seconds spent paused so far.
+    var pausedSeconds: TimeInterval {
+        state.withLock { $0.pausedTotal + ($0.pausedAt.map { ProcessInfo.processInfo.systemUptime - $0 } ?? 0) }
+    }
+
+    /// Returns at once unless paused; then waits (cancellably) until resumed.
+    func wait() async throws {
+        while isPaused {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        try Task.checkCancellation()
+    }
+}
+
+/// What the device reported about its Wi-Fi uploads, by recording: fed from the device's events, read by the sync.
+final class WiFiUploads: Sendable {
+    struct Upload: Sendable {
+        var sent: UInt64 = 0
+        var finished: [UInt16: String]?
+        var failed: String?
+    }
+    private let uploads = Locked([UInt32: Upload]())
+
+    func start(_ recording: UInt32) {
+        uploads.withLock { $0[recording] = Upload() }
+    }
+
+    func state(of recording: UInt32) -> Upload {
+        uploads.withLock { $0[recording] ?? Upload() }
+    }
+
+    func progress(_ recording: UInt32, sent: UInt64) {
+        uploads.withLock { $0[recording, default: Upload()].sent = sent }
+    }
+
+    func finished(_ recording: UInt32, etags: [UInt16: String]) {
+        uploads.withLock { $0[recording, default: Upload()].finished = etags }
+    }
+
+    func failed(_ recording: UInt32, reason: String) {
+        uploads.withLock { $0[recording, default: Upload()].failed = reason }
+    }
+}
+
+/// Progress bookkeeping: the backlog's bytes, this run's transfer rate, times left.
+final class RateMeter: Sendable {
+    private struct State {
+        var total: Int64
+        var count: Int
+        /// Bytes of recordings finished (or skipped).
+        var finishedBytes: Int64 = 0
+        var finishedCount = 0
+        /// The current recording and its bytes done.
+        var current: (id: UInt32, size: Int64, done: Int64, wifi: Bool)?
+        var linkBytes: Int64 = 0
+        var wifiBytes: Int64 = 0
+        /// Bytes moved this run (link or Wi-Fi), and when the run started moving them.
+        var moved: Int64 = 0
+        var started = ProcessInfo.processInfo.systemUptime
+    }
+    private let state: Locked<State>
+
+    init(total: Int64, count: Int) {
+        state = Locked(State(total: total, count: count))
+    }
+
+    var total: Int64 { state.withLock { $0.total } }
+    var linkBytes: Int64 { state.withLock { $0.linkBytes } }
+    var wifiBytes: Int64 { state.withLock { $0.wifiBytes } }
+
+    func begin(_ recording: EarshotDeviceRecording, done: Int64, viaWiFi: Bool) {
+        state.withLock { $0.current = (recording.id, Int64(recording.size), done, viaWiFi) }
+    }
+
+    func advance(_ recording: EarshotDeviceRecording, done: Int64, linkBytes: Int64 = 0, wifiBytes: Int64 = 0) {
+        state.withLock {
+            let wifi = $0.current?.wifi ?? false
+            $0.current = (recording.id, Int64(recording.size), done, wifi)
+            $0.linkBytes += linkBytes
+            $0.wifiBytes += wifiBytes
+            $0.moved += linkBytes + wifiBytes
+        }
+    }
+
+    func finish(_ recording: EarshotDeviceRecording) {
+        state.withLock {
+            $0.finishedBytes += Int64(recording.size)
+            $0.finishedCount += 1
+            $0.current = nil
+        }
+    }
+
+    func skip(_ recording: EarshotDeviceRecording) {
+        state.withLock {
+            $0.total -= Int64(recording.size)
+            $0.count -= 1
+            $0.current = nil
+        }
+    }
+
+    /// The progress now; `current` names the recording in progress.
+    func progress(current: EarshotDeviceRecording?) -> DeviceSyncProgress {
+        state.withLock { state in
+            let now = ProcessInfo.processInfo.systemUptime
+            let elapsed = now - state.started
+            let rate: Double? = state.moved > 0 && elapsed > 0.2 ? Double(state.moved) / elapsed : nil
+            let done = state.finishedBytes + (state.current?.done ?? 0)
+            func left(_ bytes: Int64) -> Double? {
+                guard let rate, rate > 0 else { return nil }
+                return Double(max(bytes, 0)) / rate
+            }
+            var recording: DeviceSyncProgress.Recording?
+            if let current, let active = state.current, active.id == current.id {
+                recording = .init(
+                    id: active.id, size: active.size, completedBytes: active.done,
+                    secondsLeft: left(active.size - active.done), viaWiFi: active.wifi)
+            }
+            return DeviceSyncProgress(
+                current: recording, completedBytes: done, totalBytes: state.total,
+                completedRecordings: state.finishedCount, totalRecordings: state.count, bytesPerSecond: rate,
+                secondsLeft: left(state.total - done))
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import EarshotAPI
+import EarshotDevice
+import EarshotTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import EarshotKit
+
+/// The sync engine's guarantees, with an in-memory device and platform: acknowledge only after the server
+/// registered the digest; a restart continues from the first byte it lacks (never from zero); nothing is uploaded
+/// twice; Wi-Fi handover completes with the device's ETags and falls back to the link.
+@Suite struct DeviceSyncEngineTests {
+    struct Rig {
+        let log = SyncLog()
+        let device: FakeDevice
+        let platform: FakePlatform
+        let state: URL
+
+        init(recordings: [UInt32: Int], chunkSize: Int = 1_000) throws {
+            var generator = SplitMix64(seed: 16)
+            device = FakeDevice(
+                log: log,
+                recordings: recordings.mapValues { size in (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) } })
+            platform = FakePlatform(log: log, chunkSize: chunkSize)
+            state = try TestEnvironment.makeTemporaryDirectory("device-sync")
+        }
+
+        func engine(
+            window: UInt32 = 256, wifi: DeviceManager.WiFiPolicy = .never, gate: PauseGate = PauseGate(),
+            wifiState: WiFiUploads = WiFiUploads()
+        ) -> (DeviceSyncEngine, AsyncStream<DeviceSyncEvent>) {
+            var options = DeviceSyncEngine.Options(stateDirectory: state)
+            options.window = window
+            options.wifi = wifi
+            options.wifiStallSeconds = 5
+            let (events, continuation) = AsyncStream.makeStream(of: DeviceSyncEvent.self)
+            return (
+                DeviceSyncEngine(
+                    device: device, platform: platform, options: options, events: continuation, gate: gate,
+                    wifiState: wifiState), events
+            )
+        }
+
+        var journals: [URL] {
+            ((try? FileManager.default.contentsOfDirectory(at: state, includingPropertiesForKeys: nil)) ?? [])
+                .filter { $0.pathExtension == "json" }
+        }
+    }
+
+    @Test func everyRecordingIsAcknowledgedOnlyAfterTheServerRegisteredIt() async throws {
+        let rig = try Rig(recordings: [1: 2_500, 2: 700, 3: 1_000])
+        let (engine, events) = rig.engine()
+        let summary = try await engine.run()
+        #expect(summary.synced.map(\.id) == [1, 2, 3])
+        #expect(summary.synced.map(\.recordID) == ["rec_1", "rec_2", "rec_3"])
+        #expect(summary.bytesOverLink == 4_200)
+        #expect(rig.device.stored.withLock { $0.isEmpty }, "every recording freed")
+        let log = rig.log.all
+        for id in 1...3 {
+            let registered = try #require(log.firstIndex(of: "registered \(id)"))
+            let acknowledged = try #require(log.firstIndex(of: "ack \(id)"))
+            #expect(registered < acknowledged, "\(log)")
+        }
+        #expect(rig.journals.isEmpty, "journals are removed once acknowledged")
+        // Progress: bytes never go down and end at the total.
+        var last: Int64 = -1
+        var sawCurrent = false
+        for await case .progress(let progress) in events {
+            #expect(progress.completedBytes >= last)
+            last = progress.completedBytes
+            if let current = progress.current {
+                sawCurrent = true
+                #expect(current.completedBytes <= current.size)
+            }
+            if progress.completedRecordings == 3 { break }
+        }
+        #expect(last == 4_200)
+        #expect(sawCurrent)
+    }
+
+    @Test func aServerThatIsDownMeansNoAcknowledgementAndTheNextRunOnlyRegisters() async throws {
+        let rig = try Rig(recordings: [1: 1_800])
+        rig.platform.registerFailure.withLock { $0 = EarshotError(.unavailable, "down", status: 503) }
+        await #expect(throws: EarshotError.self) { try await rig.engine().0.run() }
+        #expect(!rig.log.all.contains("ack 1"))
+        #expect(rig.device.stored.withLock { $0[1] != nil }, "nothing freed before the server had it")
+        let journal = try #require(rig.journals.first.flatMap(DeviceSyncJournal.load))
+        #expect(journal.stage == .completed)
+
+        rig.platform.registerFailure.withLock { $0 = nil }
+        let putsBefore = rig.platform.puts.withLock { $0.count }
+        let readsBefore = rig.device.reads.withLock { $0.count }
+        let summary = try await rig.engine().0.run()
+        #expect(summary.synced.map(\.id) == [1] && summary.synced[0].resumed)
+        #expect(rig.platform.puts.withLock { $0.count } == putsBefore, "no part sent again")
+        #expect(rig.device.reads.withLock { $0.count } == readsBefore, "nothing read again")
+        #expect(rig.log.all.filter { $0.hasPrefix("plan") }.count == 1)
+    }
+
+    @Test func aDroppedLinkResumesAtTheFirstByteNotYetStoredNeverFromZero() async throws {
+        // 3,500 bytes in parts of 1,000; the link drops after 2,300 bytes: parts 1–2 on the server, 300 bytes of
+        // part 3 in the spool.
+        let rig = try Rig(recordings: [7: 3_500])
+        rig.device.budget.withLock { $0 = 2_300 }
+        await #expect(throws: EarshotError.self) { try await rig.engine(window: 100).0.run() }
+        let journal = try #require(rig.journals.first.flatMap(DeviceSyncJournal.load))
+        #expect(journal.etags.keys.sorted() == [1, 2])
+        #expect(journal.spoolPart == 3)
+        #expect(rig.platform.puts.withLock { $0 } == [1, 2])
+
+        // A new process: a fresh engine on the same state directory.
+        rig.device.budget.withLock { $0 = nil }
+        rig.device.reads.withLock { $0 = [] }
+        let summary = try await rig.engine(window: 100).0.run()
+        #expect(summary.synced.map(\.id) == [7] && summary.synced[0].resumed)
+        let firstRead = try #require(rig.device.reads.withLock { $0.first })
+        #expect(firstRead.1 == 2_300, "continued at byte 2,300, not at 0 or at the part's start")
+        #expect(summary.bytesOverLink == 1_200)
+        #expect(rig.platform.puts.withLock { $0 } == [1, 2, 3, 4])
+        #expect(rig.platform.registered.withLock { $0.count } == 1)
+        #expect(rig.device.stored.withLock { $0.isEmpty })
+    }
+
+    @Test func aRecordingTheServerAlreadyHoldsIsOnlyAcknowledged() async throws {
+        let rig = try Rig(recordings: [1: 900, 2: 900])
+        // A previous run registered recording 1 and died before acknowledging it (its journal is gone too).
+        let first = try await rig.device.recordings()[0]
+        rig.platform.registered.withLock {
+            $0[1] = .init(recordingID: 1, sha256: first.sha256Hex, recordID: "rec_1", storedAtMs: 0)
+        }
+        let summary = try await rig.engine().0.run()
+        #expect(summary.synced.map(\.id) == [1, 2])
+        #expect(rig.log.all.filter { $0.hasPrefix("plan") }.count == 1, "only recording 2 is uploaded")
+        #expect(rig.log.all.first == "ack 1")
+    }
+
+    @Test func aRefusedDigestKeepsTheRecordingOnTheDeviceAndTheSyncGoesOn() async throws {
+        let rig = try Rig(recordings: [1: 900, 2: 900])
+        let first = try await rig.device.recordings()[0]
+        // The server holds another file under recording 1's id: never free the device's copy.
+        rig.platform.registered.withLock {
+            $0[1] = .init(recordingID: 1, sha256: String(repeating: "0", count: 64), recordID: "rec_x", storedAtMs: 0)
+        }
+        let summary = try await rig.engine().0.run()
+        #expect(summary.synced.map(\.id) == [2])
+        #expect(summary.failed.keys.sorted() == [1])
+        #expect(rig.device.stored.withLock { $0[1] } != nil)
+        #expect(!rig.log.all.contains("ack 1"))
+        _ = first
+    }
+
+    @Test func aFileWhoseDigestIsNotTheDevicesIsNeverAcknowledgedAndIsUploadedAgainNextTime() async throws {
+        let rig = try Rig(recordings: [1: 1_500])
+        rig.platform.corruptNextPut.withLock { $0 = true }
+        let first = try await rig.engine().0.run()
+        #expect(first.synced.isEmpty && first.failed.keys.sorted() == [1])
+        #expect(!rig.log.all.contains("ack 1"))
+        #expect(rig.device.stored.withLock { $0[1] } != nil)
+        #expect(rig.journals.isEmpty, "the refused upload is forgotten")
+        let second = try await rig.engine().0.run()
+        #expect(second.synced.map(\.id) == [1])
+        #expect(rig.log.all.filter { $0.hasPrefix("plan") }.count == 2)
+    }
+
+    @Test func anAcknowledgementWhoseAnswerWasLostCountsAsDone() async throws {
+        let rig = try Rig(recordings: [1: 500])
+        rig.device.lostAcknowledgements.withLock { $0 = true }
+        let summary = try await rig.engine().0.run()
+        #expect(summary.synced.map(\.freedBytes) == [0])
+        #expect(rig.journals.isEmpty)
+    }
+
+    @Test func wifiHandoverUsesTheDevicesETagsAndFallsBackToTheLink() async throws {
+        let rig = try Rig(recordings: [1: 2_500, 2: 1_500])
+        let wifi = WiFiUploads()
+        rig.device.wifi.withLock { $0 = (rig.platform, wifi) }
+        let summary = try await rig.engine(wifi: .always, wifiState: wifi).0.run()
+        #expect(summary.synced.map(\.viaWiFi) == [true, true])
+        #expect(summary.bytesOverLink == 0)
+        #expect(summary.bytesOverWiFi == 4_000)
+        #expect(rig.device.reads.withLock { $0.isEmpty })
+
+        // A device without Wi-Fi: the same policy falls back to reading over the link.
+        let other = try Rig(recordings: [1: 2_500])
+        let fallback = try await other.engine(wifi: .always).0.run()
+        #expect(fallback.synced.map(\.viaWiFi) == [false])
+        #expect(fallback.bytesOverLink == 2_500)
+    }
+
+    @Test func pauseStopsReadingUntilResumed() async throws {
+        let rig = try Rig(recordings: [1: 3_000])
+        let gate = PauseGate()
+        gate.pause()
+        let (engine, _) = rig.engine(gate: gate)
+        let running = Task { try await engine.run() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(rig.device.reads.withLock { $0.isEmpty }, "no read while paused")
+        gate.resume()
+        let summary = try await running.value
+        #expect(summary.synced.count == 1)
+        #expect(summary.seconds < 0.3 + 5, "paused time is not counted")
+    }
+}
