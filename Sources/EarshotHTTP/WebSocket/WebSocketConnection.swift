@@ -144,20 +144,23 @@ final class WebSocketConnection: Sendable {
     }
 
     /// Queues a close frame unless one is queued; returns the sends that can no longer go out. Call under the lock.
-    private func beginClose(_ state: inout State, code: WebSocketCloseCode?, reason: String)
-        -> [CheckedContinuation<Void, any Error>]
-    {
+    private func beginClose(
+        _ state: inout State, code: WebSocketCloseCode?, reason: String, discardQueued: Bool = false
+    ) -> [CheckedContinuation<Void, any Error>] {
         guard !state.closing else { return [] }
         state.closing = true
         if state.closeCode == nil { state.closeCode = code ?? .noStatus }
         let close = WebSocketFrame.close(code, reason: reason).encoded()
-        // Keep only the frame being written (it must be completed), then the close frame.
-        if state.outboxOffset > 0, let head = state.outbox.first {
-            state.outbox = [head]
-            state.outboxBytes = head.count - state.outboxOffset
-        } else {
-            state.outbox = []
-            state.outboxBytes = 0
+        // An orderly close sends what is queued first; a client that stopped reading gets only the frame being
+        // written (it must be completed), then the close frame.
+        if discardQueued {
+            if state.outboxOffset > 0, let head = state.outbox.first {
+                state.outbox = [head]
+                state.outboxBytes = head.count - state.outboxOffset
+            } else {
+                state.outbox = []
+                state.outboxBytes = 0
+            }
         }
         state.outbox.append(close)
         state.outboxBytes += close.count
@@ -278,7 +281,8 @@ final class WebSocketConnection: Sendable {
                 if let since = state.stalledSince, now - since > configuration.sendStallTimeout, !state.closing {
                     failed = beginClose(
                         &state, code: .policyViolation,
-                        reason: "the client did not read its messages for \(configuration.sendStallTimeout)")
+                        reason: "the client did not read its messages for \(configuration.sendStallTimeout)",
+                        discardQueued: true)
                 }
                 if !state.closing, now - lastReceived > configuration.idleTimeout {
                     failed += beginClose(&state, code: .goingAway, reason: "idle timeout")

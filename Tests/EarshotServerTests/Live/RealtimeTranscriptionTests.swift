@@ -50,7 +50,7 @@ struct RealtimeTranscriptionTests {
                 # Every turn the VAD committed ends with completed (or failed).
                 while True:
                     try:
-                        event = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                        event = json.loads(await asyncio.wait_for(ws.recv(), 90))
                     except asyncio.TimeoutError:
                         break
                     events.append(event)
