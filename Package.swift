@@ -65,6 +65,8 @@ targets += [
     .target(
         name: "EarshotEval", dependencies: ["EarshotCore"],
         resources: [.embedInCode("Normalization/american-spellings.txt")]),
+    // Live audio: OpenAI-Realtime-compatible transcription sessions (turn detection, partial/final text policy).
+    .target(name: "EarshotLive", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech"]),
 ]
 
 // MARK: - Server and SDK
@@ -81,7 +83,7 @@ targets += [
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres", "EarshotS3",
             "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
-            "EarshotConsole",
+            "EarshotConsole", "EarshotLive",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -166,11 +168,14 @@ targets += [
         name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotHTTP", "EarshotCore", "EarshotTestSupport"]),
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval", "EarshotTestSupport"]),
     .testTarget(
+        name: "EarshotLiveTests",
+        dependencies: ["EarshotLive", "EarshotSpeech", "EarshotAudio", "EarshotEval", "EarshotTestSupport"]),
+    .testTarget(
         name: "EarshotServerTests",
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
             "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotConsole", "EarshotTestSupport",
-            "EarshotServerTestSupport", "EarshotDevice", "EarshotRecorder",
+            "EarshotServerTestSupport", "EarshotDevice", "EarshotRecorder", "EarshotEval",
         ],
         exclude: ["Fixtures"]),
     .testTarget(

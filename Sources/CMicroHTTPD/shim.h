@@ -114,4 +114,10 @@ static inline socklen_t earshot_make_address(const char *host, uint16_t port, st
     return 0;
 }
 
+/// MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE): the application is done with an upgraded socket;
+/// libmicrohttpd closes it (the application must never close() it itself).
+static inline enum MHD_Result earshot_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
+    return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
 #endif

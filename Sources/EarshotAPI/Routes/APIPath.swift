@@ -48,6 +48,9 @@ public enum APIPath {
     public static let openAITranscriptions = "/v1/audio/transcriptions"
     /// `POST` (partner token as Bearer): OpenAI-compatible synchronous translation to English.
     public static let openAITranslations = "/v1/audio/translations"
+    /// `GET` upgraded to WebSocket (partner or user token as Bearer, or the `openai-insecure-api-key.` subprotocol):
+    /// OpenAI-Realtime-compatible live transcription (`?intent=transcription`).
+    public static let realtime = "/v1/realtime"
     /// `GET` (partner token as Bearer): the speech tiers and their aliases, in OpenAI's model-list shape.
     public static let openAIModels = "/v1/models"
     /// `GET` (partner token as Bearer): one model of ``openAIModels``.

@@ -55,11 +55,14 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
     case sha256
     /// MD5: S3-style part ETags only (not for security).
     case md5
+    /// SHA-1: the WebSocket opening handshake's `Sec-WebSocket-Accept` only (RFC 6455 fixes it; not for security).
+    case sha1
 
     var evp: OpaquePointer? {
         switch self {
         case .sha256: EVP_sha256()
         case .md5: EVP_md5()
+        case .sha1: EVP_sha1()
         }
     }
 

@@ -14,6 +14,9 @@ public struct Response: Sendable {
         case file(FileBody)
         /// Bytes produced while they are sent (chunked), by an async handler only (see ``ResponseStream``).
         case stream(ResponseStream)
+        /// A switch to WebSocket (status 101), made by ``Response/webSocket(for:subprotocol:configuration:_:)``; by
+        /// an async handler only.
+        case webSocket(WebSocketUpgrade)
     }
 
     public var status: HTTPStatus
@@ -84,7 +87,7 @@ public struct Response: Sendable {
         case .empty: 0
         case .bytes(let bytes): bytes.count
         case .file(let file): Int(file.size)
-        case .stream: 0
+        case .stream, .webSocket: 0
         }
     }
 }

@@ -29,11 +29,14 @@ public final class HTTPMetrics: Sendable {
     struct State {
         var requests: [CounterKey: UInt64] = [:]
         var latency: [RouteKey: Histogram] = [:]
+        /// WebSocket connections closed, by close code.
+        var webSocketsClosed: [UInt16: UInt64] = [:]
     }
 
     private let bounds: [Double]
     private let state = Mutex(State())
     private let inFlightCount = Atomic<Int>(0)
+    private let openWebSockets = Atomic<Int>(0)
 
     /// Creates an empty registry with the given latency bucket bounds (seconds, ascending).
     public init(buckets: [Double] = HTTPMetrics.defaultBuckets) {
@@ -63,6 +66,18 @@ public final class HTTPMetrics: Sendable {
     func finished() {
         inFlightCount.subtract(1, ordering: .relaxed)
     }
+
+    func webSocketOpened() {
+        openWebSockets.add(1, ordering: .relaxed)
+    }
+
+    func webSocketClosed(code: WebSocketCloseCode) {
+        openWebSockets.subtract(1, ordering: .relaxed)
+        state.withLock { $0.webSocketsClosed[code.rawValue, default: 0] += 1 }
+    }
+
+    /// WebSocket connections currently open.
+    public var webSockets: Int { openWebSockets.load(ordering: .relaxed) }
 
     /// Requests currently being handled.
     public var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
@@ -105,6 +120,14 @@ public final class HTTPMetrics: Sendable {
         out += "# HELP earshot_http_requests_in_flight HTTP requests currently being handled.\n"
         out += "# TYPE earshot_http_requests_in_flight gauge\n"
         out += "earshot_http_requests_in_flight \(inFlight)\n"
+        out += "# HELP earshot_websocket_connections Open WebSocket connections.\n"
+        out += "# TYPE earshot_websocket_connections gauge\n"
+        out += "earshot_websocket_connections \(webSockets)\n"
+        out += "# HELP earshot_websocket_closed_total WebSocket connections closed, by close code.\n"
+        out += "# TYPE earshot_websocket_closed_total counter\n"
+        for (code, count) in snapshot.webSocketsClosed.sorted(by: { $0.key < $1.key }) {
+            out += "earshot_websocket_closed_total{code=\"\(code)\"} \(count)\n"
+        }
         return out
     }
 

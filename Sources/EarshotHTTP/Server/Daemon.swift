@@ -34,7 +34,7 @@ final class Daemon: @unchecked Sendable {
         }
         var flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_UPGRADE.rawValue
         if isIPv6 != 0 { flags |= MHD_USE_IPv6.rawValue }
         let retained = Unmanaged.passRetained(core)
         let completion = unsafeBitCast(ServerCore.completionHandler, to: Int.self)

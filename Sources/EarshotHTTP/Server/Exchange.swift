@@ -38,6 +38,8 @@ final class Exchange: @unchecked Sendable {
         var stream: StreamChannel?
         /// The route's head check accepted the request (its refusal is a ``response``).
         var checkPassed = false
+        /// The WebSocket upgrade queued, until libmicrohttpd hands over the socket.
+        var upgrade: WebSocketUpgrade.Handoff?
     }
 
     /// Where the route's ``HeadCheck`` is.
@@ -323,7 +325,7 @@ final class Exchange: @unchecked Sendable {
         var status = response.status.code
         var headers = response.headers
         headers["X-Request-Id"] = requestID
-        if core.draining { headers["Connection"] = "close" }
+        if core.draining, !Self.isUpgrade(response) { headers["Connection"] = "close" }
         var length = 0
         let pointer: OpaquePointer?
         switch response.body {
@@ -345,6 +347,14 @@ final class Exchange: @unchecked Sendable {
             pointer = MHD_create_response_from_callback(
                 UInt64.max, 32 << 10, StreamChannel.contentReader, retained.toOpaque(), StreamChannel.release)
             if pointer == nil { retained.release() }
+        case .webSocket(let upgrade):
+            shared.withLock { $0.upgrade = upgrade.handoff }
+            let retained = Unmanaged.passRetained(upgrade.handoff)
+            pointer = MHD_create_response_for_upgrade(WebSocketUpgrade.upgradeHandler, retained.toOpaque())
+            if pointer == nil {
+                retained.release()
+                upgrade.handoff.abandon()
+            }
         }
         do {
             let mhdResponse = try check(pointer, "MHD_create_response", "cannot create a response")
@@ -359,6 +369,11 @@ final class Exchange: @unchecked Sendable {
         } catch {
             core.logger.error("cannot send response", metadata: ["request_id": requestID, "error": "\(error)"])
         }
+    }
+
+    private static func isUpgrade(_ response: Response) -> Bool {
+        if case .webSocket = response.body { return true }
+        return false
     }
 
     /// A sendfile response for `file`, applying conditional and range headers to successful GET/HEAD.
@@ -411,13 +426,15 @@ final class Exchange: @unchecked Sendable {
 
     /// Completion callback: the request is over (sent, timed out, or the client went away).
     func end(termination: MHD_RequestTerminationCode) {
-        let (waiter, stream): (CheckedContinuation<[UInt8]?, any Error>?, StreamChannel?) = shared.withLock { state in
+        let (waiter, stream, upgrade) = shared.withLock { state in
             state.closed = true
             state.suspended = false
             if state.bodyFailure == nil && !state.bodyFinished { state.bodyFailure = Self.clientClosed }
             defer { state.waiter = nil }
-            return (state.waiter, state.stream)
+            return (state.waiter, state.stream, state.upgrade)
         }
+        // No-op once the socket was handed over; otherwise the session never starts.
+        upgrade?.abandon()
         waiter?.resume(throwing: Self.clientClosed)
         if let stream {
             stream.close()

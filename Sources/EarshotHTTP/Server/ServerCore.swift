@@ -19,6 +19,16 @@ final class ServerCore: Sendable {
     private let inFlightCount = Atomic<Int>(0)
     private let drainingFlag = Atomic<Bool>(false)
     private let forcingFlag = Atomic<Bool>(false)
+    /// Upgraded connections until their socket is given back to libmicrohttpd (which must happen before it stops).
+    private let webSockets = Mutex(WebSocketRegistry())
+
+    struct WebSocketRegistry {
+        var open: [ObjectIdentifier: WebSocketConnection] = [:]
+        var draining = false
+    }
+
+    /// WebSocket connections whose socket libmicrohttpd has not got back yet.
+    var openWebSockets: Int { webSockets.withLock { $0.open.count } }
 
     init(
         routes: RouteTable, configuration: HTTPServer.Configuration, metrics: HTTPMetrics, logger: Logger,
@@ -53,13 +63,21 @@ final class ServerCore: Sendable {
         jobs.finish()
     }
 
+    /// Shutdown has begun: new requests carry `Connection: close`, open WebSockets are closed with 1001.
     func beginDraining() {
+        let sockets = webSockets.withLock { state in
+            state.draining = true
+            return Array(state.open.values)
+        }
         drainingFlag.store(true, ordering: .relaxed)
+        for socket in sockets { socket.close(.goingAway, reason: "the server is shutting down") }
     }
 
-    /// Stops waiting for handlers: every suspended request is answered 503 and resumed, so the daemon can stop.
+    /// Stops waiting for handlers: every suspended request is answered 503 and resumed, WebSockets are dropped, so
+    /// the daemon can stop.
     func abandonAll() {
         forcingFlag.store(true, ordering: .releasing)
+        for socket in webSockets.withLock({ Array($0.open.values) }) { socket.abort() }
         for exchange in live.withLock({ Array($0.values) }) {
             exchange.abandon()
         }
@@ -68,7 +86,7 @@ final class ServerCore: Sendable {
     /// Waits (without observing the caller's cancellation) until no request is in flight or `deadline` passes.
     func waitUntilIdle(deadline: ContinuousClock.Instant) async -> Bool {
         while true {
-            if inFlight == 0 { return true }
+            if inFlight == 0, openWebSockets == 0 { return true }
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -109,6 +127,10 @@ final class ServerCore: Sendable {
             unlink(upload.path)  // no-op when the handler moved the file into place
         }
         job.exchange.complete(response)
+        if case .webSocket(let upgrade) = response.body {
+            await serve(upgrade, job: job)
+            return
+        }
         if case .stream(let stream) = response.body {
             // Headers are on their way; the body is produced here, in the handler's task and log context.
             await LogContext.with(job.logContext) {
@@ -136,9 +158,11 @@ final class ServerCore: Sendable {
         } catch {
             response = errorResponse(for: error, context: context)
         }
-        if case .stream = response.body {
-            logger.error("an inline handler answered with a stream", metadata: ["route": context.route])
+        switch response.body {
+        case .stream, .webSocket:
+            logger.error("an inline handler answered with a stream or a WebSocket", metadata: ["route": context.route])
             response = errorResponse(for: HTTPError.internal(requestID: context.requestID), context: context)
+        default: break
         }
         if case .file(let upload) = request.body {
             unlink(upload.path)  // no-op when the handler moved the file into place
@@ -163,6 +187,43 @@ final class ServerCore: Sendable {
             httpError = .internal(requestID: context.requestID)
         }
         return Response.error(httpError, requestID: context.requestID)
+    }
+
+    /// Runs a WebSocket session once libmicrohttpd hands over the socket, then closes the connection and waits
+    /// until the socket is given back.
+    private func serve(_ upgrade: WebSocketUpgrade, job: Job) async {
+        guard let upgraded = await upgrade.handoff.upgraded() else { return }
+        let connection = WebSocketConnection(
+            socket: upgraded.socket, initial: upgraded.initial, configuration: upgrade.configuration,
+            logger: logger.with(job.logContext))
+        let draining = webSockets.withLock { state in
+            state.open[ObjectIdentifier(connection)] = connection
+            return state.draining
+        }
+        if draining { connection.close(.goingAway, reason: "the server is shutting down") }
+        metrics.webSocketOpened()
+        let socket = WebSocket(request: job.request, subprotocol: upgrade.subprotocol, connection: connection)
+        await LogContext.with(job.logContext) {
+            do {
+                try await upgrade.session(socket)
+                connection.close(.normal, reason: "")
+            } catch is CancellationError {
+                connection.close(.goingAway, reason: "the server is shutting down")
+            } catch {
+                logger.warning(
+                    "websocket session failed", metadata: ["request_id": job.context.requestID, "error": "\(error)"])
+                connection.close(.internalError, reason: "internal error; request id \(job.context.requestID)")
+            }
+        }
+        await connection.waitUntilClosed()
+        webSockets.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(connection)) }
+        metrics.webSocketClosed(code: connection.closeCode ?? .abnormal)
+        logger.info(
+            "websocket closed",
+            metadata: [
+                "request_id": job.context.requestID, "route": job.context.route,
+                "code": String((connection.closeCode ?? .abnormal).rawValue),
+            ])
     }
 
     // MARK: - libmicrohttpd callbacks (worker threads)

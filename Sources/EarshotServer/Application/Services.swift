@@ -187,6 +187,11 @@ struct Services: Sendable {
             engines: engines, records: records, admission: admission, speakers: speakers,
             maxFileSize: configuration.openAIMaxFileSize, spoolDirectory: spool
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
+        RealtimeRoutes(
+            engines: engines, admission: admission, tokens: tokens,
+            sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
+            voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel
+        ).register(on: router.group("/"))
         OpenAPIRoutes(links: links).register(on: router)
     }
 

@@ -261,6 +261,9 @@ extension ServerConfiguration {
         countSetting(
             "openai-concurrency", "Synchronous /v1/audio/* decodes at once; more wait, then 429 (default 2).", 1...64,
             noun: "request count", \.openAIConcurrency),
+        countSetting(
+            "live-max-sessions", "Live transcription WebSockets (/v1/realtime) at once; more get RATE_LIMITED (default 4).",
+            1...256, noun: "session count", \.liveMaxSessions),
         // Summaries and translations (EarshotNotes).
         Setting(
             name: "llm-base-url", valueName: "URL",

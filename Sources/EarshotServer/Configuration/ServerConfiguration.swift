@@ -106,6 +106,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The longest a synchronous `/v1/audio/*` request waits for a slot before a 429 (not a setting: 30 s is
     /// well under OpenAI clients' default 10-minute request timeout).
     public var openAIMaxWait: Duration = .seconds(30)
+    /// Live transcription sessions (`GET /v1/realtime` WebSockets) at once; one more is told `RATE_LIMITED` and
+    /// closed with 1013. Their decodes share the `/v1/audio/*` slots (``openAIConcurrency``).
+    public var liveMaxSessions = 4
 
     /// Base URL (ending in `/v1`) of an OpenAI-compatible chat-completions server for summaries and translations;
     /// nil uses the managed `llama-server` (``llmManaged``).

@@ -42,6 +42,14 @@ actor DecodeAdmission {
         return ContinuousClock.now
     }
 
+    /// Takes a slot only if one is free now (nobody waits): for work that is worth doing only without delay (a live
+    /// session's partial text). Pair it with ``leave(since:)``.
+    func enterIfFree() -> ContinuousClock.Instant? {
+        guard inUse < configuration.slots, waiters.isEmpty else { return nil }
+        inUse += 1
+        return ContinuousClock.now
+    }
+
     /// Gives back a slot taken by ``enter()`` at `start`.
     func leave(since start: ContinuousClock.Instant) {
         release(busy: ContinuousClock.now - start)

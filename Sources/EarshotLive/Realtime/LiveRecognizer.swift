@@ -1,0 +1,31 @@
+/// What a live session asks of the speech engine: the text of one utterance.
+///
+/// The server implements it over its one shared engine and its decode admission (so live sessions, file requests
+/// and jobs share the model fairly); tests may use a real engine directly.
+public protocol LiveRecognizer: Sendable {
+    /// Transcribes `samples` (16 kHz mono) with `settings`.
+    ///
+    /// `partial` marks a re-decode of an utterance still being spoken: the recognizer may answer nil rather than
+    /// wait when the machine is busy (a partial is only a preview). A final decode (`partial == false`) waits its
+    /// turn; it throws when it cannot be done (the error's description reaches the client in a `failed` event).
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> String?
+
+    /// Checks settings a client chose (a model name it does not know); throws a description of what is wrong.
+    func validate(_ settings: TranscriptionSettings) async throws
+}
+
+/// The `input_audio_transcription` settings of a session.
+public struct TranscriptionSettings: Sendable, Hashable {
+    /// A model name the server knows (`asr-fast`, `asr-pro`, or an OpenAI name mapped to them); nil for the default.
+    public var model: String?
+    /// The spoken language (ISO code), or nil to detect it.
+    public var language: String?
+    /// Text that guides the decoder (names, spelling).
+    public var prompt: String?
+
+    public init(model: String? = nil, language: String? = nil, prompt: String? = nil) {
+        self.model = model
+        self.language = language
+        self.prompt = prompt
+    }
+}

@@ -1,0 +1,365 @@
+import EarshotAudio
+import EarshotCore
+import EarshotSpeech
+import Foundation
+
+/// The audio buffer, turn detection and settings of one session; turns client events into actions.
+struct SessionState {
+    enum Action {
+        case emit(JSONValue)
+        case commit(RealtimeTranscriptionSession.Utterance)
+        case partial(RealtimeTranscriptionSession.Utterance)
+    }
+
+    let configuration: RealtimeTranscriptionSession.Configuration
+    let sessionID = Identifier.make(prefix: "sess")
+    var transcription: TranscriptionSettings
+    var turns: TurnDetector?
+    var turnSettings: TurnDetector.Settings?
+    let detector: VoiceActivityDetector
+    var inputRate: Int
+    var resampler: PCMResampler?
+    /// Audio not yet committed, 16 kHz.
+    var buffer: [Float] = []
+    /// Absolute position (16 kHz samples since the session's first audio) of `buffer[0]`.
+    var bufferStart = 0
+    var detectedUpTo = 0
+    var partialUpTo = 0
+    /// The item the current turn (server VAD) or buffer will become.
+    var itemID: String?
+    var previousItemID: String?
+    private(set) var committedItems: Set<String> = []
+
+    init(configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector) {
+        self.configuration = configuration
+        self.detector = detector
+        transcription = configuration.transcription
+        turnSettings = configuration.turnDetection
+        inputRate = configuration.inputRate
+        turns = turnSettings.map { TurnDetector(detector: detector, settings: $0) }
+    }
+
+    var isGA: Bool { configuration.dialect == .ga }
+
+    mutating func start() -> [Action] {
+        [.emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", ["session": session]))]
+    }
+
+    /// The session object as OpenAI shows it.
+    var session: JSONValue {
+        let transcriptionJSON: JSONValue = [
+            "model": .string(transcription.model ?? "asr-fast"), "language": transcription.language.map(JSONValue.string) ?? .null,
+            "prompt": .string(transcription.prompt ?? ""),
+        ]
+        let turnJSON: JSONValue = turnSettings.map { settings in
+            [
+                "type": "server_vad", "threshold": .number(settings.threshold),
+                "prefix_padding_ms": .number(Double(settings.prefixPaddingMs)),
+                "silence_duration_ms": .number(Double(settings.silenceDurationMs)),
+            ]
+        } ?? .null
+        if isGA {
+            return [
+                "id": .string(sessionID), "object": "realtime.transcription_session", "type": "transcription",
+                "audio": [
+                    "input": [
+                        "format": ["type": "audio/pcm", "rate": .number(Double(inputRate))],
+                        "transcription": transcriptionJSON, "turn_detection": turnJSON, "noise_reduction": nil,
+                    ]
+                ],
+                "include": nil,
+            ]
+        }
+        return [
+            "id": .string(sessionID), "object": "realtime.transcription_session", "input_audio_format": "pcm16",
+            "input_audio_sample_rate": .number(Double(inputRate)), "input_audio_transcription": transcriptionJSON,
+            "turn_detection": turnJSON, "input_audio_noise_reduction": nil, "include": nil,
+        ]
+    }
+
+    // MARK: - Client events
+
+    mutating func handle(_ message: RealtimeTranscriptionSession.Incoming, recognizer: any LiveRecognizer) async
+        -> [Action]
+    {
+        guard case .text(let text) = message else {
+            return [
+                .emit(
+                    RealtimeEvents.error(
+                        RealtimeError(
+                            code: "unsupported_message",
+                            message: "binary messages are not part of the protocol; send JSON client events as text")))
+            ]
+        }
+        guard let event = JSONValue(parsing: text), case .object = event else {
+            return [.emit(RealtimeEvents.error(RealtimeError(code: "invalid_json", message: "the message is not a JSON object")))]
+        }
+        let eventID = event["event_id"]?.string
+        do {
+            guard let type = event["type"]?.string else {
+                throw RealtimeError(code: "invalid_value", message: "the event has no `type`", param: "type")
+            }
+            switch type {
+            case "transcription_session.update", "session.update":
+                return try await update(event, type: type, recognizer: recognizer)
+            case "input_audio_buffer.append":
+                return try append(event)
+            case "input_audio_buffer.commit":
+                return try commit()
+            case "input_audio_buffer.clear":
+                bufferStart += buffer.count
+                buffer = []
+                turns?.reset()
+                itemID = nil
+                detectedUpTo = 0
+                partialUpTo = 0
+                return [.emit(RealtimeEvents.event("input_audio_buffer.cleared"))]
+            default:
+                throw RealtimeError(
+                    code: "unknown_event_type",
+                    message: "unknown client event `\(type)`; a transcription session takes session.update, "
+                        + "transcription_session.update, input_audio_buffer.append, input_audio_buffer.commit and "
+                        + "input_audio_buffer.clear",
+                    param: "type")
+            }
+        } catch var error as RealtimeError {
+            error.eventID = eventID
+            return [.emit(RealtimeEvents.error(error))]
+        } catch {
+            var wrapped = RealtimeError(type: "server_error", code: "server_error", message: "\(error)")
+            wrapped.eventID = eventID
+            return [.emit(RealtimeEvents.error(wrapped))]
+        }
+    }
+
+    private mutating func update(_ event: JSONValue, type: String, recognizer: any LiveRecognizer) async throws
+        -> [Action]
+    {
+        guard let session = event["session"], case .object = session else {
+            throw RealtimeError(code: "invalid_value", message: "`\(type)` needs a `session` object", param: "session")
+        }
+        // The GA shape nests the input settings under audio.input; the beta shape has them at the top.
+        let input = session["audio"]?["input"]
+        var newRate = inputRate
+        var newTranscription = transcription
+        var newTurns = turnSettings
+        if let format = input?["format"] {
+            let kind = format["type"]?.string ?? format.string ?? ""
+            guard kind == "audio/pcm" || kind == "pcm16" else {
+                throw RealtimeError(
+                    code: "unsupported_audio_format",
+                    message: "audio format `\(kind)` is not supported; send audio/pcm (PCM16 mono, 24000 or 16000 Hz)",
+                    param: "session.audio.input.format")
+            }
+            if let rate = format["rate"]?.number { newRate = Int(rate) }
+        }
+        if let format = session["input_audio_format"] {
+            guard format.string == "pcm16" else {
+                throw RealtimeError(
+                    code: "unsupported_audio_format",
+                    message: "input_audio_format `\(format.string ?? format.text)` is not supported; send pcm16 "
+                        + "(mono, 24000 Hz, or 16000 Hz with input_audio_sample_rate: 16000)",
+                    param: "session.input_audio_format")
+            }
+        }
+        if let rate = session["input_audio_sample_rate"]?.number { newRate = Int(rate) }
+        guard newRate == 24_000 || newRate == 16_000 else {
+            throw RealtimeError(
+                code: "unsupported_audio_format", message: "PCM16 at \(newRate) Hz is not supported; use 24000 or 16000",
+                param: "rate")
+        }
+        if let settings = input?["transcription"] ?? session["input_audio_transcription"], case .object = settings {
+            newTranscription.model = settings["model"]?.string ?? newTranscription.model
+            if let language = settings["language"] {
+                newTranscription.language = language.string.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            if let prompt = settings["prompt"] {
+                newTranscription.prompt = prompt.string.flatMap { $0.isEmpty ? nil : $0 }
+            }
+        }
+        if let turn = input?["turn_detection"] ?? session["turn_detection"] {
+            if turn.isNull {
+                newTurns = nil
+            } else {
+                guard turn["type"]?.string ?? "server_vad" == "server_vad" else {
+                    throw RealtimeError(
+                        code: "invalid_value",
+                        message: "turn_detection type `\(turn["type"]?.string ?? "")` is not supported; use "
+                            + "server_vad, or null to commit yourself",
+                        param: "session.turn_detection.type")
+                }
+                var settings = newTurns ?? TurnDetector.Settings()
+                if let threshold = turn["threshold"]?.number {
+                    guard (0...1).contains(threshold) else {
+                        throw RealtimeError(
+                            code: "invalid_value", message: "threshold must be within 0…1",
+                            param: "session.turn_detection.threshold")
+                    }
+                    settings.threshold = threshold
+                }
+                if let padding = turn["prefix_padding_ms"]?.number {
+                    guard (0...5000).contains(padding) else {
+                        throw RealtimeError(
+                            code: "invalid_value", message: "prefix_padding_ms must be within 0…5000",
+                            param: "session.turn_detection.prefix_padding_ms")
+                    }
+                    settings.prefixPaddingMs = Int(padding)
+                }
+                if let silence = turn["silence_duration_ms"]?.number {
+                    guard (100...10000).contains(silence) else {
+                        throw RealtimeError(
+                            code: "invalid_value", message: "silence_duration_ms must be within 100…10000",
+                            param: "session.turn_detection.silence_duration_ms")
+                    }
+                    settings.silenceDurationMs = Int(silence)
+                }
+                newTurns = settings
+            }
+        }
+        do {
+            try await recognizer.validate(newTranscription)
+        } catch {
+            throw RealtimeError(
+                code: "invalid_value", message: "\(error)", param: "session.input_audio_transcription.model")
+        }
+        if newRate != inputRate {
+            inputRate = newRate
+            resampler = nil
+        }
+        transcription = newTranscription
+        if newTurns != turnSettings {
+            turnSettings = newTurns
+            turns = newTurns.map { TurnDetector(detector: detector, settings: $0) }
+            detectedUpTo = 0
+        }
+        let reply = type == "session.update" ? "session.updated" : "transcription_session.updated"
+        return [.emit(RealtimeEvents.event(reply, ["session": session]))]
+    }
+
+    private mutating func append(_ event: JSONValue) throws -> [Action] {
+        guard let audio = event["audio"]?.string else {
+            throw RealtimeError(
+                code: "invalid_value", message: "input_audio_buffer.append needs `audio`: base64 PCM16", param: "audio")
+        }
+        guard let data = Data(base64Encoded: audio) else {
+            throw RealtimeError(
+                code: "invalid_base64", message: "`audio` is not valid base64", param: "audio")
+        }
+        let bytes = [UInt8](data)
+        if let container = Self.containerName(bytes) {
+            throw RealtimeError(
+                code: "invalid_audio_format",
+                message: "`audio` holds a \(container) file; send raw PCM16 samples (little-endian, mono, "
+                    + "\(inputRate) Hz), not a file",
+                param: "audio")
+        }
+        let limit = Int(configuration.maxBufferedAudio.components.seconds) * 16_000
+        guard buffer.count + bytes.count / 2 * 16_000 / inputRate <= limit else {
+            throw RealtimeError(
+                code: "input_audio_buffer_full",
+                message: "more than \(configuration.maxBufferedAudio) of audio is waiting; commit or clear the buffer",
+                param: "audio")
+        }
+        if resampler == nil { resampler = try PCMResampler(inputRate: inputRate) }
+        buffer += try resampler!.convert(bytes)
+        return try detectTurns()
+    }
+
+    /// Looks for turn changes every `detectionInterval` of new audio; starts partial decodes while a turn goes on.
+    private mutating func detectTurns() throws -> [Action] {
+        guard var turns else { return [] }
+        let step = Int(configuration.detectionInterval.components.attoseconds / 62_500_000_000_000)
+            + Int(configuration.detectionInterval.components.seconds) * 16_000
+        guard buffer.count - detectedUpTo >= max(160, step) else { return [] }
+        detectedUpTo = buffer.count
+        var actions: [Action] = []
+        for change in try turns.update(buffer) {
+            switch change {
+            case .started(let at):
+                let item = Identifier.make(prefix: "item")
+                itemID = item
+                partialUpTo = at
+                actions.append(
+                    .emit(
+                        RealtimeEvents.event(
+                            "input_audio_buffer.speech_started",
+                            ["audio_start_ms": .number(Double((bufferStart + at) / 16)), "item_id": .string(item)])))
+            case .stopped(let start, let end):
+                let item = itemID ?? Identifier.make(prefix: "item")
+                let stoppedAt = min(buffer.count, end + 16 * 100)
+                actions.append(
+                    .emit(
+                        RealtimeEvents.event(
+                            "input_audio_buffer.speech_stopped",
+                            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)])))
+                let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+                actions += commitTurn(item: item, samples: Array(buffer[from..<stoppedAt]), keepFrom: stoppedAt)
+            }
+        }
+        // A turn that goes on too long is committed without a pause (Whisper reads 30 s at a time).
+        if let start = turns.speechStart, let item = itemID {
+            let maxTurn = Int(configuration.maxTurn.components.seconds) * 16_000
+            if buffer.count - start >= maxTurn {
+                let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+                turns.reset()
+                actions += commitTurn(item: item, samples: Array(buffer[from...]), keepFrom: buffer.count)
+            } else if configuration.partialInterval > .zero {
+                let interval = Int(configuration.partialInterval.components.seconds) * 16_000
+                    + Int(configuration.partialInterval.components.attoseconds / 62_500_000_000_000)
+                if buffer.count - partialUpTo >= interval {
+                    partialUpTo = buffer.count
+                    let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+                    actions.append(
+                        .partial(.init(itemID: item, samples: Array(buffer[from...]), settings: transcription)))
+                }
+            }
+        } else if turns.speechStart == nil, buffer.count > 30 * 16_000 {
+            // Long silence: keep only what a turn's prefix padding could need.
+            let keep = 2 * 16_000
+            bufferStart += buffer.count - keep
+            buffer.removeFirst(buffer.count - keep)
+            detectedUpTo = buffer.count
+        }
+        self.turns = turns
+        return actions
+    }
+
+    /// `input_audio_buffer.commit`: the whole buffer becomes an item.
+    private mutating func commit() throws -> [Action] {
+        guard buffer.count >= 1_600 else {
+            throw RealtimeError(
+                code: "input_audio_buffer_commit_empty",
+                message: "buffer too small: expected at least 100ms of audio, but buffer only has "
+                    + "\(buffer.count / 16)ms of audio")
+        }
+        let item = itemID ?? Identifier.make(prefix: "item")
+        turns?.reset()
+        return commitTurn(item: item, samples: buffer, keepFrom: buffer.count)
+    }
+
+    private mutating func commitTurn(item: String, samples: [Float], keepFrom: Int) -> [Action] {
+        let committed = RealtimeEvents.event(
+            "input_audio_buffer.committed",
+            ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)])
+        previousItemID = item
+        committedItems.insert(item)
+        itemID = nil
+        bufferStart += keepFrom
+        buffer.removeFirst(keepFrom)
+        detectedUpTo = 0
+        partialUpTo = 0
+        return [.emit(committed), .commit(.init(itemID: item, samples: samples, settings: transcription))]
+    }
+
+    /// The container a client sent by mistake instead of raw PCM, by its magic bytes.
+    static func containerName(_ bytes: [UInt8]) -> String? {
+        guard bytes.count >= 4 else { return nil }
+        switch Array(bytes.prefix(4)) {
+        case Array("RIFF".utf8): return "WAV (RIFF)"
+        case Array("OggS".utf8): return "Ogg"
+        case Array("fLaC".utf8): return "FLAC"
+        case [0x1A, 0x45, 0xDF, 0xA3]: return "WebM/Matroska"
+        default: return Array(bytes.prefix(3)) == Array("ID3".utf8) ? "MP3" : nil
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import EarshotAPI
+import EarshotCore
+import EarshotHTTP
+import EarshotLive
+import EarshotModels
+import EarshotSpeech
+import Foundation
+import Synchronization
+
+/// `GET /v1/realtime` upgraded to WebSocket: OpenAI-Realtime-compatible transcription sessions
+/// (``RealtimeTranscriptionSession``; [live.md](../../../docs/live.md)).
+///
+/// The caller is a partner token, or a user token with `records:write`, sent as `Authorization: Bearer …` or — as
+/// browsers must, since they cannot set headers on a WebSocket — in the subprotocol list as
+/// `openai-insecure-api-key.<token>` next to `realtime` (the server then answers with `realtime`). A refused
+/// credential is an ordinary 401/403 before the upgrade. `intent=transcription` selects the beta event names
+/// (`transcription_session.*`); without it the GA names (`session.*`) are used.
+///
+/// At most ``maxSessions`` sessions run at once; one more is upgraded, told `RATE_LIMITED` in an `error` event and
+/// closed with 1013 (browsers cannot read a refused handshake's status). Decodes go through the server's one speech
+/// engine under ``DecodeAdmission``, shared with `/v1/audio/*`.
+struct RealtimeRoutes: Sendable {
+    let engines: FileTranscriber
+    let admission: DecodeAdmission
+    let tokens: TokenService
+    let sessions: LiveSessionCount
+    let voiceActivityModel: String
+
+    /// WebSocket limits of a realtime connection: appends of up to about 60 s of 24 kHz audio each.
+    static let socketConfiguration = WebSocket.Configuration(
+        maxFramePayload: 4 << 20, maxMessageSize: 4 << 20, maxInboundBuffer: 16 << 20, maxSendQueue: 1 << 20)
+
+    func register(on router: RouteGroup) {
+        router.get(APIPath.realtime) { request, _ in
+            try await accept(request)
+        }
+    }
+
+    private func accept(_ request: Request) async throws -> Response {
+        let offered = request.webSocketSubprotocols
+        let caller: Principal
+        if request.headers["Authorization"] != nil {
+            caller = try await tokens.authenticate(request)
+        } else if let key = offered.first(where: { $0.hasPrefix(Self.keyPrefix) }) {
+            caller = try await tokens.authenticate(
+                Request(
+                    method: request.method, path: request.path, query: request.query,
+                    headers: ["Authorization": "Bearer " + key.dropFirst(Self.keyPrefix.count)],
+                    remoteAddress: request.remoteAddress, body: .bytes([])))
+        } else {
+            throw PlatformError.unauthorized(
+                "send 'Authorization: Bearer <token>', or from a browser the subprotocol "
+                    + "'openai-insecure-api-key.<token>' next to 'realtime'")
+        }
+        try caller.require(.recordsWrite)
+        var configuration = RealtimeTranscriptionSession.Configuration()
+        configuration.dialect = request.query["intent"] == "transcription" ? .beta : .ga
+        let sessionConfiguration = configuration
+        let recognizer = EngineRecognizer(engines: engines, admission: admission)
+        let sessions = self.sessions
+        let modelPath = voiceActivityModel
+        return try .webSocket(
+            for: request, subprotocol: offered.contains("realtime") ? "realtime" : nil,
+            configuration: Self.socketConfiguration
+        ) { socket in
+            guard sessions.enter() else {
+                var error = RealtimeError(
+                    type: "rate_limit_error", code: "RATE_LIMITED",
+                    message: "\(sessions.limit) live sessions are running, the most this server takes; retry later")
+                error.param = nil
+                try? await socket.send(text: RealtimeTranscriptionSession.errorEvent(error))
+                socket.close(.tryAgainLater, reason: "too many live sessions")
+                return
+            }
+            defer { sessions.leave() }
+            let detector = try VoiceActivityDetector(modelPath: modelPath)
+            let session = RealtimeTranscriptionSession(
+                recognizer: recognizer, detector: detector, configuration: sessionConfiguration)
+            let messages = socket.messages.map { message -> RealtimeTranscriptionSession.Incoming in
+                switch message {
+                case .text(let text): .text(text)
+                case .binary(let bytes): .binary(bytes.count)
+                }
+            }
+            await session.run(messages) { text in try await socket.send(text: text) }
+        }
+    }
+
+    static let keyPrefix = "openai-insecure-api-key."
+}
+
+/// How many live sessions run, against `live-max-sessions`.
+final class LiveSessionCount: Sendable {
+    let limit: Int
+    private let running = Mutex(0)
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func enter() -> Bool {
+        running.withLock { running in
+            guard running < limit else { return false }
+            running += 1
+            return true
+        }
+    }
+
+    func leave() {
+        running.withLock { $0 -= 1 }
+    }
+
+    var count: Int { running.withLock { $0 } }
+}
+
+/// Live decodes through the server's shared engine, under the same admission as `/v1/audio/*`.
+struct EngineRecognizer: LiveRecognizer {
+    let engines: FileTranscriber
+    let admission: DecodeAdmission
+
+    /// OpenAI's realtime transcription models map to `asr-fast` (the live tier); Earshot's names pass through.
+    static func tier(_ model: String?) -> String? {
+        guard let model else { return "asr-fast" }
+        if model.hasPrefix("gpt-4o") || model.hasPrefix("gpt-realtime") { return "asr-fast" }
+        return ModelTier.named(model)?.name
+    }
+
+    func validate(_ settings: TranscriptionSettings) async throws {
+        guard Self.tier(settings.model) != nil else {
+            throw PlatformError.invalidArgument(ModelTier.notOfferedMessage(settings.model ?? ""))
+        }
+        if let language = settings.language, !SpeechModel.isKnownLanguage(language.lowercased()) {
+            throw PlatformError.invalidArgument("language \"\(language.prefix(16))\" is unknown; use an ISO-639-1 code")
+        }
+    }
+
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> String? {
+        guard let tier = Self.tier(settings.model) else { return nil }
+        var options = TranscriptionOptions()
+        options.language = settings.language?.lowercased()
+        options.initialPrompt = settings.prompt
+        let (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
+        if partial {
+            // A preview: only when a slot is free right now, never queued behind final decodes.
+            guard let start = await admission.enterIfFree() else { return nil }
+            do {
+                let text = try await engine.transcript(of: samples, options: tierOptions).text
+                await admission.leave(since: start)
+                return text
+            } catch {
+                await admission.leave(since: start)
+                throw error
+            }
+        }
+        return try await admission.run { try await engine.transcript(of: samples, options: tierOptions).text }
+    }
+}
