@@ -5,7 +5,7 @@ import Testing
 
 /// Summaries and translations by the real `llama-server` with SmolLM2-135M (installed by `make setup`). One server
 /// is shared by the suite; requests run one after another (the server has one slot).
-@Suite("Built-in model", .serialized, .timeLimit(.minutes(10)))
+@Suite("Built-in model", .serialized, .timeLimit(.minutes(30)))
 struct BuiltInModelTests {
     init() throws {
         let configuration = BuiltInModel.configuration

@@ -59,8 +59,10 @@ enum Transcripts {
 enum BuiltInModel {
     static var configuration: ManagedLlamaServer.Configuration {
         var configuration = ManagedLlamaServer.Configuration.installed(home: TestEnvironment.home.path)
-        configuration.startupTimeout = .seconds(180)
-        configuration.requestTimeout = .seconds(300)
+        // A loaded 2-core machine (decoding suites beside this one) slows SmolLM2 several-fold: these bounds catch a
+        // server that hangs, not a slow one. The suite's time limit is the hang guard.
+        configuration.startupTimeout = .seconds(600)
+        configuration.requestTimeout = .seconds(1200)
         return configuration
     }
 

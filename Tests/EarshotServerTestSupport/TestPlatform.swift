@@ -165,6 +165,9 @@ public struct TestPlatform: Sendable {
         let url = pathOrURL.hasPrefix("http") ? URL(string: pathOrURL)! : URL(string: base.absoluteString + pathOrURL)!
         var request = URLRequest(url: url)
         request.httpMethod = method
+        // A synchronous transcription waits its turn at the decoder: on a loaded 2-core machine that can take
+        // minutes, longer than URLSession's default of 60 s. Suites have their own hang guards.
+        request.timeoutInterval = 600
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {
