@@ -145,7 +145,7 @@ struct TranscriptionService: Sendable {
         guard Identifier.isValid(id, prefix: "task") else { throw Self.notFound(id) }
         let tenant = caller.partnerID
         let (job, record) = try await metadata.read { db in
-            (try JobQueue.job(db, id, tenant: tenant), try Library.record(ofJob: id, db))
+            (try JobQueue.job(db, id, tenant: tenant), try Library.recordNames(ofJob: id, db))
         }
         return try response(id: id, job, record)
     }
@@ -157,17 +157,18 @@ struct TranscriptionService: Sendable {
         let tenant = caller.partnerID
         guard
             let (job, record) = try metadata.readImmediately({ db in
-                (try JobQueue.job(db, id, tenant: tenant), try Library.record(ofJob: id, db))
+                (try JobQueue.job(db, id, tenant: tenant), try Library.recordNames(ofJob: id, db))
             })
         else { return nil }
         return try response(id: id, job, record)
     }
 
-    private func response(id: String, _ job: Job?, _ record: RecordRow?) throws -> Response {
+    private func response(id: String, _ job: Job?, _ record: (id: String, speakerNames: String)?) throws -> Response {
         guard let job, job.kind == TranscriptionJob.name else { throw Self.notFound(id) }
-        let key = EncodedTasks.Version(job: job, record: record)
+        let key = EncodedTasks.Version(job: job, recordID: record?.id, speakerNames: record?.speakerNames)
         if let bytes = encoded.bytes(id, key) { return .json(encoded: bytes) }
-        let bytes = try Response.jsonBody(try Self.wire(job, recordID: record?.id, names: record?.speakerNames ?? [:]))
+        let names = record.map { SpeakerNames.decode($0.speakerNames) } ?? [:]
+        let bytes = try Response.jsonBody(try Self.wire(job, recordID: record?.id, names: names))
         if job.state.isFinal { encoded.remember(id, key, bytes) }
         return .json(encoded: bytes)
     }
@@ -367,12 +368,12 @@ final class EncodedTasks: Sendable {
         let recordID: String?
         let speakerNames: String?
 
-        init(job: Job, record: RecordRow?) {
+        init(job: Job, recordID: String?, speakerNames: String?) {
             updatedAt = job.updatedAt
             finishedAt = job.finishedAt
             attempts = job.attempts
-            recordID = record?.id
-            speakerNames = record?.speakerNamesJSON
+            self.recordID = recordID
+            self.speakerNames = speakerNames
         }
     }
 

@@ -377,7 +377,7 @@ public struct JobQueue: Sendable {
     /// The job `id` of `tenant` read through `db` (inside a caller's transaction).
     public static func job(_ db: any SQLDatabase, _ id: String, tenant: String) throws -> Job? {
         try db.queryFirst("SELECT \(Job.columns) FROM jobs WHERE id = ? AND tenant = ?", id, tenant)
-            .map { try $0.decode(Job.self) }
+            .map { row throws(StoreError) in try Job(row: row) }
     }
 
     /// The job `id` whatever its tenant (for workers).
