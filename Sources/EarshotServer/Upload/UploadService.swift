@@ -12,7 +12,7 @@ import Foundation
 /// with the part before it (``ResumableSHA256``, kept in `upload_parts.running_sha256`, so a restart resumes it),
 /// and parts that arrived early are folded in once the gap before them is filled. Completion checks every part
 /// is still the one received (size and MD5 against its row), digests only parts the chain does not cover yet, and
-/// has the blob store assemble the file without reading it back (docs/decisions/0008-upload-running-digest.md).
+/// has the blob store assemble the file without reading it back (docs/decisions/0009-upload-running-digest.md).
 ///
 /// Tenancy: every look-up made for a ``Principal`` filters by its partner (and by its user for user tokens); a
 /// resource of another tenant is answered exactly like a missing one (404 `NOT_FOUND`). Part writes,
@@ -140,7 +140,14 @@ struct UploadService: Sendable {
                     partNumber)
                 try db.execute("UPDATE uploads SET updated_at = ? WHERE id = ?", at, uploadID)
             }
-            try await advanceDigest(current, from: partNumber)
+            do {
+                try await advanceDigest(current, from: partNumber)
+            } catch {
+                // The part is stored; completion digests what the running digest does not cover.
+                logger.warning(
+                    "cannot extend the upload's running digest",
+                    metadata: ["upload": uploadID, "part": "\(partNumber)", "error": "\(error)"])
+            }
             return "\"\(md5)\""
         }
     }
