@@ -22,6 +22,8 @@ targets += [
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+    // Linux system calls Swift's Glibc module hides (copy_file_range); libc itself, no package.
+    .systemLibrary(name: "CSystem"),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
@@ -38,7 +40,7 @@ targets += [
 // MARK: - Infrastructure: HTTP server, metadata/blob stores and the job queue
 targets += [
     .target(name: "EarshotHTTP", dependencies: ["EarshotCore", "EarshotCrypto", "CMicroHTTPD"]),
-    .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite"]),
+    .target(name: "EarshotStore", dependencies: ["EarshotCore", "EarshotCrypto", "CSQLite", "CSystem"]),
     // The scale-out metadata backend: PostgreSQL (pooled connections, serialisable writes, LISTEN/NOTIFY).
     .target(name: "EarshotPostgres", dependencies: ["EarshotCore", "EarshotStore", "CLibPQ"]),
     // The scale-out blob store: S3-compatible object stores, requests signed with Signature V4 (written here).

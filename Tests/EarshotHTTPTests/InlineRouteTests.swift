@@ -1,11 +1,13 @@
 import EarshotCrypto
 import EarshotHTTP
 import Foundation
+import Synchronization
 import Testing
 
-/// How a test route is registered: as an ordinary `async` handler or through `router.inline`.
+/// How a test route is registered: as an ordinary `async` handler, through `router.inline`, or as an inline
+/// attempt that answers (`attempt`) or declines so the async handler answers (`declined`).
 enum HandlerKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case async, inline
+    case async, inline, attempt, declined
 
     var testDescription: String { rawValue }
 
@@ -17,6 +19,14 @@ enum HandlerKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .async: builder.on(method, path, body: body) { request, context in try handler(request, context) }
         case .inline: builder.inline.on(method, path, body: body, use: handler)
+        case .attempt:
+            builder.inline.on(
+                method, path, body: body, attempt: { request, context in try handler(request, context) },
+                otherwise: { _, _ in .text("the async fallback ran", status: .internalServerError) })
+        case .declined:
+            builder.inline.on(
+                method, path, body: body, attempt: { _, _ in nil },
+                otherwise: { request, context in try handler(request, context) })
         }
     }
 }
@@ -133,6 +143,27 @@ struct InlineRouteTests {
             #expect(response.status == 200 && response.text == "\(body.count) \(digest)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+
+    @Test func anAttemptAnswersOnTheWorkerThreadAndADeclinedOneInATask() async throws {
+        let router = Router()
+        let here: InlineHandler = { _, _ in .text(withUnsafeCurrentTask { $0 == nil } ? "worker" : "task") }
+        HandlerKind.attempt.register(on: router, .get, "/attempt", here)
+        HandlerKind.declined.register(on: router, .get, "/declined", here)
+        let calls = Mutex(0)
+        router.inline.on(
+            .get, "/sometimes",
+            attempt: { request, _ in
+                calls.withLock { $0 += 1 }
+                return request.query["fast"] == "1" ? .text("fast") : nil
+            }, otherwise: { _, _ in .text("slow") })
+        try await withServer(router) { port async throws in
+            #expect(try await fetch(port, "/attempt").text == "worker")
+            #expect(try await fetch(port, "/declined").text == "task")
+            #expect(try await fetch(port, "/sometimes?fast=1").text == "fast")
+            #expect(try await fetch(port, "/sometimes").text == "slow")
+            #expect(calls.withLock { $0 } == 2)  // the attempt runs once per request, also when it declines
+        }
     }
 
     @Test func inlineHandlersRunOnTheWorkerThreadNotInATask() async throws {

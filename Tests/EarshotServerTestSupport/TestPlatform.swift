@@ -39,8 +39,10 @@ public struct TestPlatform: Sendable {
     /// - Parameter serialized: run while no other serialized platform runs (the default). The test process also
     ///   runs suites that measure its resident memory (streamed uploads and decoding with flat RSS), and dozens of
     ///   concurrent servers would skew them.
+    /// - Parameter dataDirectory: an existing data directory to serve (kept afterwards: a second `with` on it is a
+    ///   restart); nil for a fresh one, removed after the body.
     public static func with(
-        serialized: Bool = true, backend: ServerTestBackend = .embedded,
+        serialized: Bool = true, backend: ServerTestBackend = .embedded, dataDirectory: URL? = nil,
         _ configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (TestPlatform) async throws -> Void
     ) async throws {
@@ -61,20 +63,22 @@ public struct TestPlatform: Sendable {
             }
             configure(&configuration)
         }
-        guard serialized else { return try await run(configure, body) }
-        try await gate.withLock("server") { try await run(configure, body) }
+        guard serialized else { return try await run(dataDirectory, configure, body) }
+        try await gate.withLock("server") { try await run(dataDirectory, configure, body) }
     }
 
     /// What serialises the platform servers (and other tests that must not run beside them).
     public static let gate = TaskGate()
 
     private static func run(
+        _ existing: URL?,
         _ configure: @Sendable (inout ServerConfiguration) -> Void,
         _ body: @Sendable (TestPlatform) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-platform-\(UUID())")
+        let directory =
+            existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("earshot-platform-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { if existing == nil { try? FileManager.default.removeItem(at: directory) } }
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0

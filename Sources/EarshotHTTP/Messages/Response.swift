@@ -70,6 +70,18 @@ public struct Response: Sendable {
         return Response(status: status, headers: headers, body: .bytes(Array(try JSONCoding.encoder.encode(value))))
     }
 
+    /// A JSON response whose body is already encoded (with ``jsonBody(_:)``, e.g. kept from an earlier request).
+    public static func json(encoded bytes: [UInt8], status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> Response {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        return Response(status: status, headers: headers, body: .bytes(bytes))
+    }
+
+    /// `value` encoded exactly as ``json(_:status:headers:)`` encodes it.
+    public static func jsonBody(_ value: some Encodable) throws -> [UInt8] {
+        Array(try JSONCoding.encoder.encode(value))
+    }
+
     /// The JSON error response for `error`, with `request_id` in the body and `X-Request-Id` in the headers.
     public static func error(_ error: HTTPError, requestID: String) -> Response {
         var headers = error.headers

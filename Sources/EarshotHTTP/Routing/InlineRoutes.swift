@@ -1,6 +1,11 @@
 /// A synchronous handler run on the libmicrohttpd worker thread (see ``InlineRoutes``).
 public typealias InlineHandler = @Sendable (Request, RequestContext) throws -> Response
 
+/// A synchronous first attempt at a request, run on the libmicrohttpd worker thread: a response (or a thrown
+/// error, answered like any handler's), or nil when answering would mean waiting — then the route's `async`
+/// handler answers instead (see ``InlineRoutes/on(_:_:body:attempt:otherwise:)``).
+public typealias InlineAttempt = @Sendable (Request, RequestContext) throws -> Response?
+
 /// Registers routes whose handlers run synchronously on the libmicrohttpd worker thread that read the request.
 ///
 /// ```swift
@@ -29,6 +34,22 @@ public struct InlineRoutes: Sendable {
         }
         let pattern = PathPattern(prefix.isEmpty ? path : PathPattern.joined(prefix, path))
         router.add(Route(method: method, pattern: pattern, body: body, handler: .inline(handler)))
+    }
+
+    /// Registers a route answered on the worker thread when it can be: `attempt` runs there and returns the
+    /// response, or nil when it cannot answer without waiting (an embedded store with no idle connection, a remote
+    /// one, a cold cache); `handler` then answers as an ordinary `async` handler. The two must give the same answer
+    /// to the same request. Use it for hot reads whose common case is a few microseconds of work (task status);
+    /// `attempt` follows the rules of an inline handler, and `body` may not be a stream.
+    public func on(
+        _ method: HTTPMethod, _ path: String, body: BodyMode = .buffered(), attempt: @escaping InlineAttempt,
+        otherwise handler: @escaping Handler
+    ) {
+        if case .stream = body.kind {
+            preconditionFailure("route \(method) \(path): a streamed body needs an async handler, not an inline one")
+        }
+        let pattern = PathPattern(prefix.isEmpty ? path : PathPattern.joined(prefix, path))
+        router.add(Route(method: method, pattern: pattern, body: body, handler: .inlineFirst(attempt, handler)))
     }
 
     public func get(_ path: String, body: BodyMode = .buffered(), use handler: @escaping InlineHandler) {

@@ -157,6 +157,8 @@ enum RouteHandler: Sendable {
     case async(Handler)
     /// Directly on the libmicrohttpd worker thread, before the worker moves on.
     case inline(InlineHandler)
+    /// The attempt on the worker thread; when it returns nil, the handler as a Swift task.
+    case inlineFirst(InlineAttempt, Handler)
 }
 
 /// The immutable snapshot the server matches against.

@@ -306,6 +306,16 @@ final class Exchange: @unchecked Sendable {
         case .inline(let handler):
             queue(LogContext.with(logContext) { core.execute(handler, request: request, context: context) })
             return true
+        case .inlineFirst(let attempt, let handler):
+            if let response = LogContext.with(logContext, { core.attempt(attempt, request: request, context: context) })
+            {
+                queue(response)
+                return true
+            }
+            tracked = true
+            core.track(self)
+            return core.enqueue(
+                Job(exchange: self, work: .handle(handler), request: request, context: context, logContext: logContext))
         case .async(let handler):
             tracked = true
             core.track(self)

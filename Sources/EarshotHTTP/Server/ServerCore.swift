@@ -170,6 +170,19 @@ final class ServerCore: Sendable {
         return response
     }
 
+    /// Runs an inline attempt on the calling (worker) thread: nil when it declined (the async handler answers
+    /// then, with the request untouched), otherwise its response or error exactly as ``execute(_:request:context:)``.
+    func attempt(_ attempt: InlineAttempt, request: Request, context: RequestContext) -> Response? {
+        let answered: Response?
+        do {
+            answered = try attempt(request, context)
+        } catch {
+            answered = errorResponse(for: error, context: context)
+        }
+        guard let answered else { return nil }
+        return execute({ _, _ in answered }, request: request, context: context)
+    }
+
     func errorResponse(for error: any Error, context: RequestContext) -> Response {
         let httpError: HTTPError
         if let error = error as? HTTPError {

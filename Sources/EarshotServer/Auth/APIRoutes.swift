@@ -16,6 +16,10 @@ enum Access: Sendable {
 /// A handler of an authenticated route: the request, its context and the verified caller.
 typealias AuthenticatedHandler = @Sendable (Request, RequestContext, Principal) async throws -> Response
 
+/// An inline attempt at an authenticated route (``InlineAttempt``): a response, or nil to let the route's
+/// ``AuthenticatedHandler`` answer.
+typealias AuthenticatedAttempt = @Sendable (Request, RequestContext, Principal) throws -> Response?
+
 /// The platform API's routes. Each declares its credential — a token (``Access``), a signed URL
 /// (``SignedRoute``), or none — and an authenticated handler receives the caller, so no handler authenticates by
 /// convention.
@@ -32,7 +36,12 @@ struct APIRoutes: Sendable {
         _ method: HTTPMethod, _ path: String, _ access: Access, body: BodyMode = .buffered(),
         use handler: @escaping AuthenticatedHandler
     ) {
-        builder.on(method, path, body: body) { [tokens, sessions] request, context in
+        builder.on(method, path, body: body, use: authenticated(access, handler))
+    }
+
+    /// `handler` behind the credential check `access` asks for.
+    private func authenticated(_ access: Access, _ handler: @escaping AuthenticatedHandler) -> Handler {
+        { [tokens, sessions] request, context in
             let caller: Principal
             switch access {
             case .partner:
@@ -55,6 +64,25 @@ struct APIRoutes: Sendable {
 
     func get(_ path: String, _ access: Access, use handler: @escaping AuthenticatedHandler) {
         on(.get, path, access, use: handler)
+    }
+
+    /// Registers a `GET` for partner tokens answered on the HTTP worker thread when it can be: the token is
+    /// checked with ``TokenService/authenticateImmediately(_:)`` and `attempt` runs; either may decline (nil), and
+    /// then the request takes the ordinary path to `handler`, which must answer the same
+    /// (``InlineRoutes/on(_:_:body:attempt:otherwise:)``).
+    func get(
+        _ path: String, _ access: Access, attempt: @escaping AuthenticatedAttempt,
+        use handler: @escaping AuthenticatedHandler
+    ) {
+        guard case .partner = access else { preconditionFailure("\(path): inline attempts take partner tokens only") }
+        let fallback = authenticated(access, handler)
+        builder.inline.on(
+            .get, path,
+            attempt: { [tokens] request, context in
+                guard let caller = try tokens.authenticateImmediately(request) else { return nil }
+                try caller.requirePartner()
+                return try attempt(request, context, caller)
+            }, otherwise: fallback)
     }
     func post(
         _ path: String, _ access: Access, body: BodyMode = .buffered(), use handler: @escaping AuthenticatedHandler

@@ -66,6 +66,11 @@ final class Keyring: Sendable {
         return cache.withLock { $0[kid] }.flatMap { $0.purpose == purpose ? $0 : nil }
     }
 
+    /// The key `kid` of `purpose` when the cache holds it (no store access; nil may mean "not loaded yet").
+    func cachedKey(_ kid: String, purpose: Purpose) -> Key? {
+        cache.withLock { $0[kid] }.flatMap { $0.purpose == purpose ? $0 : nil }
+    }
+
     /// Makes a new key current for `purpose`; the previous ones are retired and keep verifying until
     /// ``Configuration/retention`` has passed.
     @discardableResult

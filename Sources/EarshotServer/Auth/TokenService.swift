@@ -1,7 +1,9 @@
 import EarshotAPI
 import EarshotCore
+import EarshotCrypto
 import EarshotHTTP
 import Foundation
+import Synchronization
 
 /// Issues and verifies access tokens: HS256 JWTs with a `kid` from the ``Keyring``.
 ///
@@ -27,6 +29,9 @@ struct TokenService: Sendable {
     /// Long-lived keys accepted beside tokens (a bearer credential starting with `esk_`).
     var apiKeys: APIKeys?
     var now: @Sendable () -> Date = Date.init
+    /// Headers and claims of tokens seen before, so a repeated token is not JSON-decoded again (its HMAC still is
+    /// checked on every request).
+    let decoded = DecodedTokens()
 
     /// A partner token for an authenticated partner.
     func partnerToken(for partner: Partner) async throws -> TokenResponse {
@@ -56,6 +61,37 @@ struct TokenService: Sendable {
 
     /// The caller of `request`, from its `Authorization: Bearer …` header: a token, or an API key (``APIKeys``).
     func authenticate(_ request: Request) async throws -> Principal {
+        let credential = try Self.bearer(request)
+        if let apiKeys, APIKeys.isKey(credential) { return try await apiKeys.verify(credential) }
+        return try await verify(credential)
+    }
+
+    /// ``authenticate(_:)`` without suspending, for inline attempts: the caller, or nil when deciding would mean
+    /// waiting or explaining a refusal (an API key, a token not seen before, a key or partner not at hand) — then
+    /// call ``authenticate(_:)``, which gives the same answer. A token seen before costs one HMAC, the claim checks
+    /// and one indexed read of its partner.
+    func authenticateImmediately(_ request: Request) throws -> Principal? {
+        let credential = try Self.bearer(request)
+        if apiKeys != nil, APIKeys.isKey(credential) { return nil }
+        guard let dot = credential.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let input = credential[..<dot]
+        guard let entry = decoded.entry(for: input), let kid = entry.header.kid,
+            let key = keyring.cachedKey(kid, purpose: .token),
+            let signature = Base64URL.decode(credential[credential.utf8.index(after: dot)...]), signature.count == 32,
+            HMAC.authenticationCode(.sha256, key: key.secret, message: Array(input.utf8))
+                .constantTimeEquals(Digest(bytes: signature))
+        else { return nil }
+        try check(entry.claims, scopes: entry.scopes)
+        guard
+            let partner = try partners.metadata.readImmediately({ db in
+                try PartnerDirectory.standing(db, id: entry.claims.partner)
+            })
+        else { return nil }
+        return try principal(entry.claims, scopes: entry.scopes, standing: partner)
+    }
+
+    /// The credential of `Authorization: Bearer <credential>`, or 401 saying what is wrong with the header.
+    private static func bearer(_ request: Request) throws -> String {
         guard let header = request.headers["Authorization"] else {
             throw PlatformError.unauthorized("missing Authorization header; send 'Authorization: Bearer <token>'")
         }
@@ -63,25 +99,36 @@ struct TokenService: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw PlatformError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        let credential = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        if let apiKeys, APIKeys.isKey(credential) { return try await apiKeys.verify(credential) }
-        return try await verify(credential)
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
     }
 
     /// Verifies a token and returns its principal; throws 401 `UNAUTHORIZED` naming the failed check.
     func verify(_ token: String) async throws -> Principal {
-        let payload: [UInt8]
+        let verified: (header: JWT.Header, payload: [UInt8])
         do {
-            payload = try await JWT.verify(token) { header in
+            verified = try await JWT.verify(token) { header in
                 guard let kid = header.kid else { return nil }
                 return try await keyring.key(kid, purpose: .token)?.secret
-            }.payload
+            }
         } catch let failure as JWT.Failure {
             throw PlatformError.unauthorized("invalid token: \(failure)")
         }
-        guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payload)) else {
+        guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(verified.payload)) else {
             throw PlatformError.unauthorized("invalid token: the claims are malformed")
         }
+        let scopes = Set(claims.scope.split(separator: " ").map(String.init))
+        if let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")) {
+            decoded.remember(token[..<dot], .init(header: verified.header, claims: claims, scopes: scopes))
+        }
+        try check(claims, scopes: scopes)
+        let standing = try await partners.metadata.read { db in
+            try PartnerDirectory.standing(db, id: claims.partner)
+        }
+        return try principal(claims, scopes: scopes, standing: standing)
+    }
+
+    /// The checks of a verified token's claims that need no store: issuer, expiry, not-before, kind.
+    private func check(_ claims: TokenClaims, scopes: Set<String>) throws {
         guard claims.iss == configuration.issuer else {
             throw PlatformError.unauthorized("invalid token: issuer \"\(claims.iss)\" is not this server")
         }
@@ -94,7 +141,6 @@ struct TokenService: Sendable {
         guard claims.nbf <= nowSeconds + leeway, claims.iat <= nowSeconds + leeway else {
             throw PlatformError.unauthorized("token is not valid before \(Self.iso(claims.nbf)); check the clocks")
         }
-        let scopes = Set(claims.scope.split(separator: " ").map(String.init))
         switch claims.kind {
         case .partner:
             guard claims.sub == claims.partner else {
@@ -105,11 +151,18 @@ struct TokenService: Sendable {
                 throw PlatformError.unauthorized("invalid token: malformed user token")
             }
         }
-        guard let partner = try await partners.partner(claims.partner), partner.isActive else {
+    }
+
+    /// The principal of checked `claims`, once their partner's `standing` (``PartnerDirectory/standing(_:id:)``)
+    /// shows it active and in the token's generation.
+    private func principal(
+        _ claims: TokenClaims, scopes: Set<String>, standing: PartnerDirectory.Standing?
+    ) throws -> Principal {
+        guard let standing, standing.isActive else {
             throw PlatformError.unauthorized("the token's partner is disabled or no longer exists")
         }
         let generation = claims.gen ?? 1
-        guard generation == partner.generation else {
+        guard generation == standing.generation else {
             throw PlatformError.unauthorized(
                 "the token was revoked: its partner was disabled after it was issued; request a new one")
         }
@@ -162,5 +215,30 @@ struct TokenService: Sendable {
 
     private static func iso(_ seconds: Int64) -> String {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
+
+/// The headers and claims of tokens already decoded, by signing input (`header.payload`): a repeated token is
+/// not decoded again. Its signature is still verified on every use, against the key its header names. Bounded;
+/// when full it starts over.
+final class DecodedTokens: Sendable {
+    struct Entry: Sendable {
+        let header: JWT.Header
+        let claims: TokenClaims
+        let scopes: Set<String>
+    }
+
+    static let capacity = 4096
+    private let entries = Mutex<[Substring: Entry]>([:])
+
+    func entry(for input: Substring) -> Entry? {
+        entries.withLock { $0[input] }
+    }
+
+    func remember(_ input: Substring, _ entry: Entry) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[Substring(String(input))] = entry
+        }
     }
 }

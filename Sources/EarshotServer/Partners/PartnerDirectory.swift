@@ -65,6 +65,21 @@ struct PartnerDirectory: Sendable {
         }
     }
 
+    /// What token checks need of a partner: active or not, and its generation.
+    struct Standing: Sendable, Equatable {
+        let isActive: Bool
+        let generation: Int
+    }
+
+    /// The standing of partner `id`, or nil when there is none (read column by column: a hot path).
+    static func standing(_ db: any SQLDatabase, id: String) throws -> Standing? {
+        try db.queryFirst("SELECT status, generation FROM partners WHERE id = ?", id).map { row in
+            Standing(
+                isActive: try row.decode("status", as: String.self) == "active",
+                generation: try row.decode("generation", as: Int.self))
+        }
+    }
+
     /// Every partner, oldest first.
     func list() async throws -> [Partner] {
         try await metadata.read { db in

@@ -62,6 +62,14 @@ enum Library {
         ).map { try $0.decode(RecordRow.self) }
     }
 
+    /// The id and speaker names (JSON) of the record of job `jobID`, without its large columns (task status reads).
+    static func recordNames(ofJob jobID: String, _ db: any SQLDatabase) throws -> (id: String, speakerNames: String)? {
+        try db.queryFirst(
+            "SELECT id, speaker_names FROM records WHERE id = (SELECT record_id FROM record_tasks WHERE job_id = ?)",
+            jobID
+        ).map { (try $0.decode("id", as: String.self), try $0.decode("speaker_names", as: String.self)) }
+    }
+
     /// The record of each of `jobIDs` that has one: job id → record id.
     static func records(ofJobs jobIDs: [String], _ db: any SQLDatabase) throws -> [String: String] {
         var records: [String: String] = [:]

@@ -58,9 +58,7 @@ struct RecordRow: Sendable, Decodable {
     }
 
     var tags: [String] { (try? JSONDecoder().decode([String].self, from: Data(tagsJSON.utf8))) ?? [] }
-    var speakerNames: [String: String] {
-        (try? JSONDecoder().decode([String: String].self, from: Data(speakerNamesJSON.utf8))) ?? [:]
-    }
+    var speakerNames: [String: String] { SpeakerNames.decode(speakerNamesJSON) }
     func transcript() throws -> Transcript? {
         try transcriptJSON.map { try JSONDecoder().decode(Transcript.self, from: Data($0.utf8)) }
     }

@@ -1,6 +1,7 @@
 import EarshotAPI
 import EarshotDiarization
 import EarshotSpeech
+import Foundation
 
 /// Display names of a record's speakers: the label diarization wrote into a transcript (`Speaker 1`, or an
 /// enrolled voiceprint's name) → the name shown everywhere (record detail, exports, the transcription task API and
@@ -8,6 +9,11 @@ import EarshotSpeech
 /// through the records API are the same rename. Transcripts keep their labels; names are applied when read, so a
 /// rename can be changed or undone.
 enum SpeakerNames {
+    /// The names stored in a record's `speaker_names` column (a JSON object); none when it is not one.
+    static func decode(_ json: String) -> [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
+    }
+
     /// `transcript` with every renamed speaker's label replaced by its name.
     static func apply(_ names: [String: String], to transcript: Transcript) -> Transcript {
         guard !names.isEmpty else { return transcript }

@@ -20,9 +20,15 @@ struct TranscriptionRoutes: Sendable {
                     for: caller, cursor: request.query["cursor"], limit: try request.query.get("limit", as: Int.self),
                     status: request.query["status"], userID: try TokenService.userFilter(request.query)))
         }
-        api.get(APIPath.transcription, .partner) { _, context, caller in
-            try .json(try await transcriptions.task(for: caller, id: try context.parameters.require("task_id")))
-        }
+        // The hot read (apps poll it): answered on the HTTP worker thread when the store can read at once.
+        api.get(
+            APIPath.transcription, .partner,
+            attempt: { _, context, caller in
+                try transcriptions.taskResponseImmediately(for: caller, id: try context.parameters.require("task_id"))
+            },
+            use: { _, context, caller in
+                try await transcriptions.taskResponse(for: caller, id: try context.parameters.require("task_id"))
+            })
         api.post(APIPath.revokeTranscription, .partner) { _, context, caller in
             try .json(try await transcriptions.revoke(for: caller, id: try context.parameters.require("task_id")))
         }

@@ -7,6 +7,7 @@ import EarshotModels
 import EarshotSpeech
 import EarshotStore
 import Foundation
+import Synchronization
 
 /// Transcription tasks: create (idempotent), read, list, revoke and export, over the durable ``JobQueue``.
 ///
@@ -25,6 +26,8 @@ struct TranscriptionService: Sendable {
     /// Where webhooks may go: `callback_url` is checked in full at creation.
     let callbacks: CallbackPolicy
     let maxAttempts: Int
+    /// The JSON of finished tasks, reused while they and their records are unchanged.
+    let encoded = EncodedTasks()
 
     // MARK: Create
 
@@ -134,6 +137,40 @@ struct TranscriptionService: Sendable {
         let job = try await job(for: caller, id: id)
         let record = try await metadata.read { db in try Library.record(ofJob: id, db) }
         return try Self.wire(job, recordID: record?.id, names: record?.speakerNames ?? [:])
+    }
+
+    /// `GET` of a task as a response: the job and its record in one snapshot, the JSON reused while a finished
+    /// task and its record are unchanged (``EncodedTasks``).
+    func taskResponse(for caller: Principal, id: String) async throws -> Response {
+        guard Identifier.isValid(id, prefix: "task") else { throw Self.notFound(id) }
+        let tenant = caller.partnerID
+        let (job, record) = try await metadata.read { db in
+            (try JobQueue.job(db, id, tenant: tenant), try Library.recordNames(ofJob: id, db))
+        }
+        return try response(id: id, job, record)
+    }
+
+    /// ``taskResponse(for:id:)`` without suspending, for the route's inline attempt: nil when the store cannot
+    /// read at once (then the async path answers the same).
+    func taskResponseImmediately(for caller: Principal, id: String) throws -> Response? {
+        guard Identifier.isValid(id, prefix: "task") else { throw Self.notFound(id) }
+        let tenant = caller.partnerID
+        guard
+            let (job, record) = try metadata.readImmediately({ db in
+                (try JobQueue.job(db, id, tenant: tenant), try Library.recordNames(ofJob: id, db))
+            })
+        else { return nil }
+        return try response(id: id, job, record)
+    }
+
+    private func response(id: String, _ job: Job?, _ record: (id: String, speakerNames: String)?) throws -> Response {
+        guard let job, job.kind == TranscriptionJob.name else { throw Self.notFound(id) }
+        let key = EncodedTasks.Version(job: job, recordID: record?.id, speakerNames: record?.speakerNames)
+        if let bytes = encoded.bytes(id, key) { return .json(encoded: bytes) }
+        let names = record.map { SpeakerNames.decode($0.speakerNames) } ?? [:]
+        let bytes = try Response.jsonBody(try Self.wire(job, recordID: record?.id, names: names))
+        if job.state.isFinal { encoded.remember(id, key, bytes) }
+        return .json(encoded: bytes)
     }
 
     // MARK: Speakers
@@ -316,5 +353,41 @@ struct TranscriptionService: Sendable {
             recordID: recordID, warnings: transcript.flatMap { $0.warnings.isEmpty ? nil : $0.warnings },
             attempts: job.attempts, createdAtMs: job.createdAt, updatedAtMs: job.updatedAt,
             finishedAtMs: job.finishedAt)
+    }
+}
+
+/// The encoded `GET` body of finished tasks, by task id, valid for one version of the job and its record (a
+/// finished task changes only when its record's speaker names do). Reading the rows is still done on every
+/// request, so tenancy and deletion are checked as before; only decoding the transcript and encoding it again
+/// is saved. Bounded; when full it starts over.
+final class EncodedTasks: Sendable {
+    struct Version: Sendable, Equatable {
+        let updatedAt: Int64
+        let finishedAt: Int64?
+        let attempts: Int
+        let recordID: String?
+        let speakerNames: String?
+
+        init(job: Job, recordID: String?, speakerNames: String?) {
+            updatedAt = job.updatedAt
+            finishedAt = job.finishedAt
+            attempts = job.attempts
+            self.recordID = recordID
+            self.speakerNames = speakerNames
+        }
+    }
+
+    static let capacity = 1024
+    private let entries = Mutex<[String: (version: Version, bytes: [UInt8])]>([:])
+
+    func bytes(_ id: String, _ version: Version) -> [UInt8]? {
+        entries.withLock { entries in entries[id].flatMap { $0.version == version ? $0.bytes : nil } }
+    }
+
+    func remember(_ id: String, _ version: Version, _ bytes: [UInt8]) {
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[id] = (version, bytes)
+        }
     }
 }

@@ -107,5 +107,16 @@ extension UploadService {
                             try row.decode("id", as: String.self))
                     }
                 }),
+            Migration(
+                version: 3, name: "part_running_sha256",
+                sql: """
+                    -- The SHA-256 state after this part, saved while parts 1..part_number arrived and were digested
+                    -- in order (ResumableSHA256's bytes); NULL while an earlier part is missing. Completion resumes
+                    -- from the highest state and reads only the parts after it, so it does not re-read the file.
+                    ALTER TABLE upload_parts ADD COLUMN running_sha256 BLOB;
+                    """,
+                postgresql: """
+                    ALTER TABLE upload_parts ADD COLUMN running_sha256 BYTEA;
+                    """),
         ])
 }

@@ -1,11 +1,18 @@
 import EarshotAPI
 import EarshotCore
+import EarshotCrypto
 import EarshotHTTP
 import EarshotStore
 import Foundation
 
 /// Multipart uploads: plans with presigned part URLs, part storage with MD5 ETags, verified atomic assembly,
 /// resumption, abort, signed downloads and garbage collection of abandoned uploads.
+///
+/// The file's SHA-256 is computed as parts arrive, not at completion: each part extends the running digest saved
+/// with the part before it (``ResumableSHA256``, kept in `upload_parts.running_sha256`, so a restart resumes it),
+/// and parts that arrived early are folded in once the gap before them is filled. Completion checks every part
+/// is still the one received (size and MD5 against its row), digests only parts the chain does not cover yet, and
+/// has the blob store assemble the file without reading it back (docs/decisions/0009-upload-running-digest.md).
 ///
 /// Tenancy: every look-up made for a ``Principal`` filters by its partner (and by its user for user tokens); a
 /// resource of another tenant is answered exactly like a missing one (404 `NOT_FOUND`). Part writes,
@@ -122,11 +129,24 @@ struct UploadService: Sendable {
             let at = milliseconds(now())
             try await metadata.write { db in
                 try db.execute(
-                    "INSERT INTO upload_parts (upload_id, part_number, size, md5, uploaded_at) VALUES (?, ?, ?, ?, ?) "
-                        + "ON CONFLICT (upload_id, part_number) DO UPDATE SET size = excluded.size, md5 = excluded.md5, "
-                        + "uploaded_at = excluded.uploaded_at",
+                    "INSERT INTO upload_parts (upload_id, part_number, size, md5, uploaded_at, running_sha256) "
+                        + "VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (upload_id, part_number) DO UPDATE SET "
+                        + "size = excluded.size, md5 = excluded.md5, uploaded_at = excluded.uploaded_at, "
+                        + "running_sha256 = NULL",
                     uploadID, partNumber, file.byteCount, md5, at)
+                // A replaced part invalidates every running state from it on (they digested the old bytes).
+                try db.execute(
+                    "UPDATE upload_parts SET running_sha256 = NULL WHERE upload_id = ? AND part_number > ?", uploadID,
+                    partNumber)
                 try db.execute("UPDATE uploads SET updated_at = ? WHERE id = ?", at, uploadID)
+            }
+            do {
+                try await advanceDigest(current, from: partNumber)
+            } catch {
+                // The part is stored; completion digests what the running digest does not cover.
+                logger.warning(
+                    "cannot extend the upload's running digest",
+                    metadata: ["upload": uploadID, "part": "\(partNumber)", "error": "\(error)"])
             }
             return "\"\(md5)\""
         }
@@ -191,9 +211,11 @@ struct UploadService: Sendable {
             let partKeys = try (1...current.partCount).map {
                 try BlobKey(UploadRecord.partKey(upload: current.id, part: $0))
             }
+            try await verifyStoredParts(current, partKeys: partKeys, stored: stored)
+            let sha256 = try await finishDigest(current, partKeys: partKeys)
             let fileKey = try BlobKey("files/\(current.fileID)")
             let info = try await blobs.compose(
-                partKeys, into: fileKey, options: .init(expectedSize: Int64(current.filesize)))
+                partKeys, into: fileKey, options: .init(expectedSize: Int64(current.filesize), composedSHA256: sha256))
             let at = milliseconds(now())
             try await metadata.write { db in
                 try Self.insertFile(
@@ -207,6 +229,106 @@ struct UploadService: Sendable {
                 metadata: ["upload": current.id, "file": current.fileID, "size": "\(current.filesize)"])
             return CompleteUploadResponse(
                 downloadURL: try await downloadURL(fileID: current.fileID, for: caller.issuer), fileID: current.fileID)
+        }
+    }
+
+    // MARK: Running digest
+
+    /// Extends the running SHA-256 with part `number` when the state after part `number - 1` exists (or it is part
+    /// 1), then with each following part already stored (they arrived early), until a gap. Call with the upload's
+    /// lock held, after the part's row is written. Reads each part once, from the blob store (page cache).
+    private func advanceDigest(_ upload: UploadRecord, from number: Int) async throws {
+        let uploadID = upload.id
+        let (previous, waiting) = try await metadata.read { db in
+            var previous: [UInt8]?
+            if number > 1,
+                let row = try db.queryFirst(
+                    "SELECT running_sha256 FROM upload_parts WHERE upload_id = ? AND part_number = ?", uploadID,
+                    number - 1)
+            {
+                previous = try row.decode("running_sha256", as: [UInt8]?.self)
+            }
+            let waiting = try db.query(
+                "SELECT part_number FROM upload_parts WHERE upload_id = ? AND part_number >= ? ORDER BY part_number",
+                [.text(uploadID), .integer(Int64(number))]
+            ).map { try $0.decode("part_number", as: Int.self) }
+            return (previous, waiting)
+        }
+        guard number == 1 || previous != nil else { return }  // an earlier part is missing: completion catches up
+        var digest = try previous.map { try ResumableSHA256(state: $0) } ?? ResumableSHA256()
+        var next = number
+        for part in waiting {
+            guard part == next else { break }
+            try await feed(&digest, part: try BlobKey(UploadRecord.partKey(upload: uploadID, part: part)))
+            let state = digest.state
+            let covered = try await metadata.write { db in
+                // Only while the part is still the one digested (a concurrent replacement would have reset it).
+                try db.execute(
+                    "UPDATE upload_parts SET running_sha256 = ? WHERE upload_id = ? AND part_number = ?", state,
+                    uploadID, part)
+            }
+            guard covered == 1 else { return }
+            next += 1
+        }
+    }
+
+    /// The SHA-256 of the whole file: the highest saved running state, extended with the parts after it.
+    private func finishDigest(_ upload: UploadRecord, partKeys: [BlobKey]) async throws -> Digest {
+        let uploadID = upload.id
+        let saved = try await metadata.read { db in
+            try db.queryFirst(
+                "SELECT part_number, running_sha256 FROM upload_parts WHERE upload_id = ? AND running_sha256 IS NOT NULL "
+                    + "ORDER BY part_number DESC LIMIT 1", uploadID)
+        }
+        var digest = ResumableSHA256()
+        var covered = 0
+        if let saved {
+            digest = try ResumableSHA256(state: try saved.decode("running_sha256", as: [UInt8].self))
+            covered = try saved.decode("part_number", as: Int.self)
+        }
+        let coveredBytes = covered == 0 ? 0 : (covered - 1) * upload.chunkSize + upload.expectedSize(ofPart: covered)
+        if digest.byteCount != Int64(coveredBytes) {
+            logger.warning(
+                "saved upload digest does not match its parts' sizes; digesting every part",
+                metadata: ["upload": uploadID, "part": "\(covered)", "bytes": "\(digest.byteCount)"])
+            (digest, covered) = (ResumableSHA256(), 0)
+        }
+        if covered < partKeys.count {
+            logger.info(
+                "digesting parts not covered by the running digest",
+                metadata: ["upload": uploadID, "from_part": "\(covered + 1)", "parts": "\(partKeys.count)"])
+        }
+        for key in partKeys.dropFirst(covered) { try await feed(&digest, part: key) }
+        return digest.finalize()
+    }
+
+    private func feed(_ digest: inout ResumableSHA256, part key: BlobKey) async throws {
+        for try await chunk in try await blobs.get(key, range: nil).chunks { digest.update(chunk) }
+    }
+
+    /// Checks that every stored part is still the one received: its size and MD5 (the blob store's record of the
+    /// file, re-digested by the file system store when the file changed since it was written) equal the part's
+    /// row. A part damaged on disk is named, with what to do.
+    private func verifyStoredParts(_ upload: UploadRecord, partKeys: [BlobKey], stored: [Int: PartRecord]) async throws
+    {
+        for (index, key) in partKeys.enumerated() {
+            let number = index + 1
+            guard let part = stored[number] else { continue }  // check(_:against:upload:) already refused this
+            let info: BlobInfo
+            do {
+                info = try await blobs.info(key)
+            } catch let error as StoreError where error.code == .notFound {
+                throw PlatformError.conflict(
+                    "part \(number) of upload \(upload.id) is missing from storage; PUT it again, then complete")
+            }
+            guard info.size == Int64(part.size), info.md5.map({ $0.hex == part.md5 }) ?? true else {
+                logger.error(
+                    "stored part differs from the one received",
+                    metadata: ["upload": upload.id, "part": "\(number)", "size": "\(info.size)"])
+                throw PlatformError.conflict(
+                    "part \(number) of upload \(upload.id) changed in storage since it was received (its size or MD5 "
+                        + "differs); PUT part \(number) again, then complete")
+            }
         }
     }
 

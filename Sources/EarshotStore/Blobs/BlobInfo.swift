@@ -36,15 +36,21 @@ public struct BlobWriteOptions: Sendable, Hashable {
     /// ``BlobStore/put(_:movingFile:options:)``: a backend that can take the file over without copying records these
     /// instead of reading the whole file again. The file's size is still checked against ``KnownDigests/size``.
     public var knownDigests: KnownDigests?
+    /// For ``BlobStore/compose(_:into:options:)``: the SHA-256 of the concatenated parts, computed by the caller
+    /// as the parts arrived, after checking that every part is still the one it digested. A backend that can
+    /// assemble without reading the bytes (the file system store, with `copy_file_range`) records this as the
+    /// result's digest and no MD5; one that reads the bytes anyway checks it like ``expectedSHA256``.
+    public var composedSHA256: Digest?
 
     public init(
         expectedSHA256: Digest? = nil, expectedMD5: Digest? = nil, expectedSize: Int64? = nil,
-        knownDigests: KnownDigests? = nil
+        knownDigests: KnownDigests? = nil, composedSHA256: Digest? = nil
     ) {
         self.expectedSHA256 = expectedSHA256
         self.expectedMD5 = expectedMD5
         self.expectedSize = expectedSize
         self.knownDigests = knownDigests
+        self.composedSHA256 = composedSHA256
     }
 
     /// Size and digests of a file, computed by whoever wrote it.
@@ -71,6 +77,10 @@ public struct BlobWriteOptions: Sendable, Hashable {
         }
         if let expectedSHA256, expectedSHA256 != sha256 {
             throw StoreError(.corrupted, "blob \(key): SHA-256 is \(sha256.hex), expected \(expectedSHA256.hex)")
+        }
+        if let composedSHA256, composedSHA256 != sha256 {
+            throw StoreError(
+                .corrupted, "blob \(key): SHA-256 is \(sha256.hex), but its parts digested to \(composedSHA256.hex)")
         }
         if let expectedMD5, let md5, expectedMD5 != md5 {
             throw StoreError(.corrupted, "blob \(key): MD5 is \(md5.hex), expected \(expectedMD5.hex)")

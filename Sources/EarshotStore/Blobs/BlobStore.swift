@@ -31,7 +31,9 @@ public protocol BlobStore: Sendable {
     /// Concatenates the blobs `parts`, in order, into a new blob `key` (multipart upload completion).
     ///
     /// Streams, computes the digests of the result, and is atomic like ``put(_:from:options:)``. The parts are
-    /// left in place; delete them once the result is recorded. `key` may not be one of `parts`.
+    /// left in place; delete them once the result is recorded. `key` may not be one of `parts`. With
+    /// ``BlobWriteOptions/composedSHA256`` a backend that can assemble without reading (the file system store)
+    /// does so and records that digest (and no MD5); the others check it.
     ///
     /// - Throws: ``StoreError`` `.notFound` naming a missing part, `.invalidArgument` for an empty list.
     @discardableResult

@@ -11,15 +11,16 @@ struct BlobSidecar: Codable, Equatable {
     var version = 1
     var size: Int64
     var sha256: String
-    var md5: String
+    /// Nil for a blob assembled in the kernel from digested parts (its MD5 was never computed).
+    var md5: String?
     var inode: UInt64
     var modifiedSeconds: Int64
     var modifiedNanoseconds: Int64
 
-    init(size: Int64, sha256: Digest, md5: Digest, inode: UInt64, modified: timespec) {
+    init(size: Int64, sha256: Digest, md5: Digest?, inode: UInt64, modified: timespec) {
         self.size = size
         self.sha256 = sha256.hex
-        self.md5 = md5.hex
+        self.md5 = md5?.hex
         self.inode = inode
         self.modifiedSeconds = Int64(modified.tv_sec)
         self.modifiedNanoseconds = Int64(modified.tv_nsec)

@@ -67,6 +67,25 @@ extension FileSystemBlobStore {
             throw StoreError(.invalidArgument, "compose into \(key) cannot use \(key) as one of its parts")
         }
         let queue = Self.queue()
+        if let sha256 = options.composedSHA256 {
+            // The caller digested the parts as they arrived: assemble in the kernel, read nothing back.
+            return try await blocking(on: queue) {
+                let sources = try parts.enumerated().map { index, part in
+                    guard let source = try self.openBlob(part) else {
+                        throw StoreError(.notFound, "part \(index + 1) (\(part)) of \(key) does not exist")
+                    }
+                    return source
+                }
+                let file = try TemporaryBlobFile.assemble(
+                    sources, in: self.temporaryPath, mode: mode_t(self.configuration.fileMode), sha256: sha256)
+                do {
+                    return try self.commit(file, as: key, options: options)
+                } catch {
+                    file.discard()
+                    throw error
+                }
+            }
+        }
         let chunkSize = configuration.chunkSize
         let file = try await blocking(on: queue) {
             try TemporaryBlobFile.create(in: self.temporaryPath, mode: mode_t(self.configuration.fileMode))

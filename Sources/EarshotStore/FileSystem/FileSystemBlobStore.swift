@@ -199,9 +199,11 @@ public final class FileSystemBlobStore: BlobStore {
         guard let info = try blobStat(key) else { throw notFound(key) }
         let sidecarPath = sidecarPath(for: key)
         if let sidecar = BlobSidecar.read(sidecarPath), sidecar.describes(info),
-            let sha256 = Digest(hex: sidecar.sha256), let md5 = Digest(hex: sidecar.md5)
+            let sha256 = Digest(hex: sidecar.sha256)
         {
-            return BlobInfo(key: key, size: sidecar.size, sha256: sha256, md5: md5, lastModified: info.modified)
+            return BlobInfo(
+                key: key, size: sidecar.size, sha256: sha256, md5: sidecar.md5.flatMap(Digest.init(hex:)),
+                lastModified: info.modified)
         }
         // No trustworthy sidecar (a crash between the two renames, or a file placed by hand): digest the file.
         guard let file = try openBlob(key) else { throw notFound(key) }
@@ -223,7 +225,7 @@ public final class FileSystemBlobStore: BlobStore {
         try? sidecar.write(to: sidecarPath, temporaryDirectory: temporaryPath, mode: mode_t(configuration.fileMode))
         configuration.logger.info("recomputed blob digests", metadata: ["key": key.rawValue])
         return BlobInfo(
-            key: key, size: offset, sha256: Digest(hex: sidecar.sha256)!, md5: Digest(hex: sidecar.md5),
+            key: key, size: offset, sha256: computed[.sha256]!, md5: computed[.md5],
             lastModified: opened.modified)
     }
 

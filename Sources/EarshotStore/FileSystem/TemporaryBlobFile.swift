@@ -1,5 +1,6 @@
 internal import EarshotCore
 internal import EarshotCrypto
+internal import CSystem
 internal import Foundation
 
 /// A blob being written: a ``TemporaryFile`` in the store's `.tmp` directory plus the digests of what went into it.
@@ -14,6 +15,8 @@ final class TemporaryBlobFile: @unchecked Sendable {
     private let digests: StreamingDigests
     /// Digests vouched for by the writer of an adopted file (see ``adopt(_:mode:chunkSize:known:)``).
     private var known: BlobWriteOptions.KnownDigests?
+    /// The SHA-256 vouched for by the caller of ``assemble(_:in:mode:sha256:)`` (no MD5 then).
+    private var assembledSHA256: Digest?
 
     var path: String { file.path }
 
@@ -22,7 +25,8 @@ final class TemporaryBlobFile: @unchecked Sendable {
         let path: String
         let size: Int64
         let sha256: Digest
-        let md5: Digest
+        /// Nil for an ``assemble(_:in:mode:sha256:)``d file.
+        let md5: Digest?
         let inode: UInt64
         let modified: timespec
     }
@@ -83,6 +87,37 @@ final class TemporaryBlobFile: @unchecked Sendable {
         return blob
     }
 
+    /// A new file in `directory` holding `sources` one after another, copied inside the kernel with
+    /// `copy_file_range(2)` (a reflink where the file system shares extents, an in-kernel copy otherwise; never
+    /// through user space) and not digested: the caller vouches for `sha256`, computed as the sources arrived.
+    static func assemble(
+        _ sources: [ReadOnlyFile], in directory: String, mode: mode_t, sha256: Digest
+    ) throws -> TemporaryBlobFile {
+        let blob = try create(in: directory, mode: mode)
+        guard let output = blob.file.descriptor else { throw StoreError(.io, "\(blob.path) closed while assembled") }
+        var outputOffset: Int64 = 0
+        for source in sources {
+            var inputOffset: Int64 = 0
+            while inputOffset < source.size {
+                let remaining = Int(min(source.size - inputOffset, 1 << 30))
+                let copied = earshot_copy_file_range(
+                    source.descriptor.rawValue, &inputOffset, output.rawValue, &outputOffset, remaining)
+                if copied < 0 {
+                    if errno == EINTR { continue }
+                    let code = errno
+                    blob.discard()
+                    throw StoreError(SystemCallError("copy_file_range", path: source.path, code: code))
+                }
+                if copied == 0 {
+                    blob.discard()
+                    throw StoreError(.corrupted, "\(source.path) ended at byte \(inputOffset) of \(source.size) while assembled")
+                }
+            }
+        }
+        blob.assembledSHA256 = sha256
+        return blob
+    }
+
     /// Appends bytes to the file and the digests.
     func append(_ bytes: some ContiguousBytes) throws {
         try fileSystem { () throws(SystemCallError) in try file.write(bytes) }
@@ -94,6 +129,11 @@ final class TemporaryBlobFile: @unchecked Sendable {
         let computed = digests.finalize()
         guard let sha = computed[.sha256], let md5 = computed[.md5] else {
             throw StoreError(.invalidArgument, "temporary blob file \(path) sealed twice")
+        }
+        if let assembledSHA256 {
+            return Sealed(
+                path: path, size: Int64(info.st_size), sha256: assembledSHA256, md5: nil, inode: UInt64(info.st_ino),
+                modified: info.st_mtim)
         }
         return Sealed(
             path: path, size: Int64(info.st_size), sha256: known?.sha256 ?? sha, md5: known?.md5 ?? md5,

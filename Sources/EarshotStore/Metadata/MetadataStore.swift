@@ -26,6 +26,15 @@ public protocol MetadataStore: Sendable {
     @discardableResult
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) throws -> T) async throws -> T
 
+    /// Runs `body` in a read-only transaction on the calling thread when the store can start it without waiting —
+    /// an embedded database with an idle reader connection — and returns its result; nil (`body` not run) when it
+    /// would have to wait or the backend always does (a remote database), so the caller falls back to
+    /// ``read(_:)``. For synchronous hot paths (an inline HTTP attempt) whose reads are a few indexed look-ups.
+    /// Default: nil.
+    ///
+    /// - Throws: what ``read(_:)`` throws, except `CancellationError`.
+    func readImmediately<T>(_ body: (any SQLDatabase) throws -> T) throws -> T?
+
     /// Runs `body` in one read-write transaction, committed when `body` returns and rolled back when it throws.
     ///
     /// Writers are serialised. A constraint violation surfaces as ``StoreError/Code-swift.struct/conflict``.
@@ -57,6 +66,8 @@ public protocol MetadataStore: Sendable {
 }
 
 extension MetadataStore {
+    public func readImmediately<T>(_ body: (any SQLDatabase) throws -> T) throws -> T? { nil }
+
     @discardableResult
     public func write<T: Sendable>(
         _ isolation: WriteIsolation, _ body: @escaping @Sendable (any SQLDatabase) throws -> T

@@ -370,10 +370,13 @@ public struct JobQueue: Sendable {
 
     /// The job `id` of `tenant` (nil for another tenant's job or none).
     public func job(_ id: String, tenant: String) async throws -> Job? {
-        try await metadata.read { db in
-            try db.queryFirst("SELECT \(Job.columns) FROM jobs WHERE id = ? AND tenant = ?", id, tenant)
-                .map { try $0.decode(Job.self) }
-        }
+        try await metadata.read { db in try Self.job(db, id, tenant: tenant) }
+    }
+
+    /// The job `id` of `tenant` read through `db` (inside a caller's transaction).
+    public static func job(_ db: any SQLDatabase, _ id: String, tenant: String) throws -> Job? {
+        try db.queryFirst("SELECT \(Job.columns) FROM jobs WHERE id = ? AND tenant = ?", id, tenant)
+            .map { row throws(StoreError) in try Job(row: row) }
     }
 
     /// The job `id` whatever its tenant (for workers).

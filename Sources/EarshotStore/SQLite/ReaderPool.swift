@@ -54,7 +54,16 @@ final class ReaderPool: Sendable {
         }
     }
 
-    private func release(_ worker: SQLiteWorker) {
+    /// An idle reader, or nil when all are busy, some task is already waiting (FIFO is kept) or the pool is
+    /// closed. Give it back with ``release(_:)``.
+    func tryAcquire() -> SQLiteWorker? {
+        state.withLock { state in
+            guard !state.closed, state.waiters.isEmpty else { return nil }
+            return state.idle.popLast()
+        }
+    }
+
+    func release(_ worker: SQLiteWorker) {
         let waiter = state.withLock { state -> Waiter? in
             if !state.waiters.isEmpty { return state.waiters.removeFirst() }
             state.idle.append(worker)

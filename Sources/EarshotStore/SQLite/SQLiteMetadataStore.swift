@@ -169,6 +169,16 @@ public final class SQLiteMetadataStore: MetadataStore {
         return try await readers.withReader { reader in try await reader.transaction("BEGIN DEFERRED", body) }
     }
 
+    /// Borrows an idle reader without waiting and runs the transaction on the calling thread (through the
+    /// reader's queue, so the connection is still used by one thread at a time); nil when every reader is busy or
+    /// the database is in memory (its one connection is the writer's).
+    public func readImmediately<T>(_ body: (any SQLDatabase) throws -> T) throws -> T? {
+        try ensureOpen()
+        guard let readers, let reader = readers.tryAcquire() else { return nil }
+        defer { readers.release(reader) }
+        return try reader.transactionNow("BEGIN DEFERRED", body)
+    }
+
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) throws -> T) async throws -> T {
         try ensureOpen()

@@ -25,6 +25,23 @@ final class SQLiteWorker: @unchecked Sendable {
         }
     }
 
+    /// ``transaction(_:_:)`` on the calling thread, for a caller that holds this worker exclusively (borrowed from
+    /// the ``ReaderPool``): `queue.sync` keeps the rule that the connection is only used inside the queue, and
+    /// with the queue idle it runs the block right here, without a thread switch.
+    func transactionNow<T>(_ begin: String, _ body: (any SQLDatabase) throws -> T) throws -> T {
+        try queue.sync {
+            try connection.execute(begin, [])
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT", [])
+                return result
+            } catch {
+                if !connection.isAutocommit { try? connection.executeScript("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
     /// Runs `body` inside `BEGIN <mode>` … `COMMIT`, rolling back when it throws.
     func transaction<T: Sendable>(
         _ begin: String, _ body: @escaping @Sendable (any SQLDatabase) throws -> T
