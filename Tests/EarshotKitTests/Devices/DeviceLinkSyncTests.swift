@@ -65,12 +65,13 @@ import Testing
         }
     }
 
-    func engine(_ device: LinkedDevice, _ platform: FakePlatform, state: URL, window: UInt32 = 4_096)
-        -> DeviceSyncEngine
-    {
+    func engine(
+        _ device: LinkedDevice, _ platform: FakePlatform, state: URL, window: UInt32 = 4_096,
+        events continuation: AsyncStream<DeviceSyncEvent>.Continuation? = nil
+    ) -> DeviceSyncEngine {
         var options = DeviceSyncEngine.Options(stateDirectory: state)
         options.window = window
-        let (_, continuation) = AsyncStream.makeStream(of: DeviceSyncEvent.self)
+        let continuation = continuation ?? AsyncStream.makeStream(of: DeviceSyncEvent.self).continuation
         return DeviceSyncEngine(
             device: device, platform: platform, options: options, events: continuation, gate: PauseGate(),
             wifiState: WiFiUploads())
@@ -101,10 +102,18 @@ import Testing
         let recording = try #require(await card.recorder.recordings.first)
         #expect(recording.size > 8_000, "\(recording.size) bytes: more than two seconds of link")
 
-        // The app dies after about a second: its connection goes away mid-read.
+        // The app dies once it has read 4,000 bytes (about a second of link): its connection goes away mid-read.
+        // Waiting for the bytes, not for a time, keeps this true on a loaded machine.
         let first = try await card.connect()
-        let running = Task { try await engine(first, platform, state: state, window: 1_024).run() }
-        try await Task.sleep(for: .milliseconds(1_500))
+        let (events, continuation) = AsyncStream.makeStream(of: DeviceSyncEvent.self)
+        let running = Task {
+            try await engine(first, platform, state: state, window: 1_024, events: continuation).run()
+        }
+        let deadline = ContinuousClock.now + .seconds(300)
+        for await event in events {
+            if case .progress(let progress) = event, (progress.current?.completedBytes ?? 0) >= 4_000 { break }
+            if ContinuousClock.now > deadline { break }
+        }
         running.cancel()
         first.connection.close()
         _ = try? await running.value

@@ -9,7 +9,8 @@ import Testing
 /// `GET /v1/realtime?intent=transcription` driven by an independent client (Python `websockets`) that follows
 /// OpenAI's documented event flow with real speech (JFK's clip): server VAD at 24 kHz, manual commit at 16 kHz, bad
 /// input, and the session limit. The streamed text must match the offline transcript of the same clip.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+/// It decodes: it waits its turn with the other decoding suites, and its time limit is a hang guard (see Makefile).
+@Suite(.serialized, .exclusive("speech decoding"), .timeLimit(.minutes(30)))
 struct RealtimeTranscriptionTests {
     static let python = TestEnvironment.home.appendingPathComponent("venv/bin/python")
 
