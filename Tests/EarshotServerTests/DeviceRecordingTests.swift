@@ -152,6 +152,35 @@ import Testing
         }
     }
 
+    @Test func deletingTheRecordMakesTheRegistryForgetTheRecording() async throws {
+        try await TestPlatform.with({ $0.workers = 0 }) { platform in
+            let (_, _, ada) = try await platform.newUser("ada")
+            _ = try await platform.bindDevice("ES1-GONE", token: ada)
+            let audio = try TestAudio.jfk()
+            let digest = sha256Hex(audio)
+            let first = try await platform.postRecording(
+                "ES1-GONE", id: 3, fileID: try await platform.uploadFile(audio, filetype: "wav", token: ada),
+                sha256: digest, token: ada)
+            try #require(first.status == 201, "\(first.text)")
+            let stored = try first.decode(EarshotAPI.DeviceRecording.self)
+            let deleted = try await platform.send("DELETE", platform.recordPath(APIPath.record, stored.recordID), token: ada)
+            #expect(deleted.status == 204, "\(deleted.text)")
+            let listed = try await platform.send(
+                "GET", platform.devicePath(APIPath.deviceRecordings, "ES1-GONE"), token: ada)
+            #expect(try listed.decode(DeviceRecordingList.self).recordings.isEmpty, "\(listed.text)")
+
+            // The same recording synced again: a new record, not the deleted one.
+            let again = try await platform.postRecording(
+                "ES1-GONE", id: 3, fileID: try await platform.uploadFile(audio, filetype: "wav", token: ada),
+                sha256: digest, token: ada)
+            #expect(again.status == 201, "\(again.text)")
+            let renewed = try again.decode(EarshotAPI.DeviceRecording.self)
+            #expect(renewed.recordID != stored.recordID && renewed.recordingID == 3 && renewed.sha256 == digest)
+            let records = try await platform.send("GET", APIPath.records + "?source=device:ES1-GONE", token: ada)
+            #expect(try records.decode(RecordList.self).records.map(\.recordID) == [renewed.recordID])
+        }
+    }
+
     @Test func automaticTranscriptionFollowsTheDevicesSetting() async throws {
         try await TestPlatform.with({ $0.workers = 0 }) { platform in
             let (_, _, ada) = try await platform.newUser("ada")

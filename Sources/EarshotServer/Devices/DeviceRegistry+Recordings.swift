@@ -206,6 +206,15 @@ extension DeviceRegistry {
         try RecordTasks.link(db, jobID: summary.id, recordID: recordID, plan: .summarize, at: at)
     }
 
+    // MARK: Deleted records
+
+    /// Called in the transaction that deletes a record (``Library/delete(_:_:queue:)``): the registry forgets the
+    /// device recording the record was made from, so that syncing the same recording again makes a new record
+    /// instead of answering with the deleted one.
+    static func forget(_ db: any SQLDatabase, recordID: String) throws {
+        try db.execute("DELETE FROM device_recordings WHERE record_id = ?", recordID)
+    }
+
     // MARK: Helpers
 
     static func stored(_ db: any SQLDatabase, _ device: DeviceRow, _ recordingID: Int64) throws -> DeviceRecordingRow? {

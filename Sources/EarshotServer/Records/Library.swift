@@ -112,7 +112,7 @@ enum Library {
 
     /// Deletes `record` and every copy of its content: its jobs (running ones lose their lease; what refers to
     /// them, such as webhook deliveries, goes with them), its search rows, the voiceprints enrolled from its audio,
-    /// and its file's rows. Returns the jobs
+    /// its file's rows, and the device recording it was made from (the registry forgets it). Returns the jobs
     /// deleted (to stop those running here) and the blob to delete once the transaction has committed.
     static func delete(
         _ db: any SQLDatabase, _ record: RecordRow, queue: JobQueue
@@ -125,6 +125,7 @@ enum Library {
         try RecordSearch.remove(db, recordID: record.id)
         try db.execute("DELETE FROM records WHERE id = ?", record.id)
         try VoiceprintService.forget(db, fileID: record.fileID)
+        try DeviceRegistry.forget(db, recordID: record.id)
         return (jobs, try UploadService.deleteFile(db, id: record.fileID))
     }
 
