@@ -6,7 +6,7 @@ import Foundation
 /// after the server registered the recording; removed once the device acknowledged it. The bytes of the part
 /// being read from the device are appended to a spool file beside it, so a restarted app continues from the
 /// first byte it does not have, not from the start of the part (BLE is slow: a 5 MiB part is minutes).
-struct DeviceSyncJournal: Codable, Sendable, Equatable {
+struct DeviceSyncJournal: ResumeJournal, Sendable, Equatable {
     /// Where the recording is in its sync.
     enum Stage: String, Codable, Sendable {
         /// Parts are being uploaded (by the app over BLE, or by the device over Wi-Fi).
@@ -62,22 +62,7 @@ struct DeviceSyncJournal: Codable, Sendable, Equatable {
         journal.deletingPathExtension().appendingPathExtension("spool")
     }
 
-    static func load(from url: URL) -> DeviceSyncJournal? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(DeviceSyncJournal.self, from: data)
-    }
-
-    func save(to url: URL) throws {
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try encoder.encode(self).write(to: url, options: .atomic)
-        } catch {
-            throw EarshotError(.fileSystem, "cannot write the sync's resume state to \(url.path)", underlying: error)
-        }
-    }
+    static let resumes = "sync"
 
     /// Removes the journal and its spool.
     static func remove(_ url: URL) {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Written atomically after the plan is made and after every finished part; deleted when the upload completes.
 /// A file whose size or modification time changed since does not match its journal, so it starts over.
-struct UploadJournal: Codable, Sendable {
+struct UploadJournal: ResumeJournal, Sendable {
     var version = 1
     var baseURL: String
     var filePath: String
@@ -29,22 +29,7 @@ struct UploadJournal: Codable, Sendable {
         return directory.appendingPathComponent("upload-\(MD5.hex(Array(identity.utf8))).json")
     }
 
-    static func load(from url: URL) -> UploadJournal? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(UploadJournal.self, from: data)
-    }
-
-    func save(to url: URL) throws {
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try encoder.encode(self).write(to: url, options: .atomic)
-        } catch {
-            throw EarshotError(.fileSystem, "cannot write the upload's resume state to \(url.path)", underlying: error)
-        }
-    }
+    static let resumes = "upload"
 
     /// The default directory: the caches directory on Apple platforms, `$XDG_CACHE_HOME` or `~/.cache` elsewhere.
     static var defaultDirectory: URL {
