@@ -78,14 +78,14 @@ targets += [
         name: "EarshotConsole", dependencies: ["EarshotHTTP", "EarshotCrypto"],
         resources: [
             "index.html", "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js",
-            "upload.js",
+            "upload.js", "quality.js",
         ].map { .embedInCode("Assets/" + $0) }),
     .target(
         name: "EarshotServer",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres", "EarshotS3",
             "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
-            "EarshotConsole", "EarshotLive",
+            "EarshotConsole", "EarshotLive", "EarshotEval",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.

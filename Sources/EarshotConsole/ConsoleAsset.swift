@@ -31,6 +31,7 @@ struct ConsoleAsset: Sendable {
             ("record.js", "text/javascript; charset=utf-8", PackageResources.record_js),
             ("wave.js", "text/javascript; charset=utf-8", PackageResources.wave_js),
             ("upload.js", "text/javascript; charset=utf-8", PackageResources.upload_js),
+            ("quality.js", "text/javascript; charset=utf-8", PackageResources.quality_js),
         ]
         return Dictionary(
             uniqueKeysWithValues: files.map { ($0.0, ConsoleAsset(name: $0.0, contentType: $0.1, bytes: $0.2)) })

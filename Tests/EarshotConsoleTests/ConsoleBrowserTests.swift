@@ -8,13 +8,16 @@ import Testing
 /// Selenium (both installed by `scripts/setup`) against a real `earshot serve`, as a person would — sign up with the
 /// code from the server's log channel, sign out and in, upload a non-audio file and a spoken dialogue, watch it
 /// transcribe, see the wave, click the third sentence, rename a speaker, search, open the hit, HTML in a title,
-/// another account's record, an ended session, delete — and times the first page of a 10,000-record library.
-/// Screenshots (1280 px and 390 px, light and dark) are saved under `.build/artifacts/console/`.
+/// another account's record, an ended session, delete, score a reference clip on the quality page — and times the
+/// first page of a 10,000-record library. Screenshots (1280 px and 390 px, light and dark) are saved under
+/// `.build/artifacts/console/`.
 @Suite(.serialized, .exclusive("speech decoding")) struct ConsoleBrowserTests {
     static let password = "correct horse battery staple"
     static let script = TestEnvironment.repository.appendingPathComponent(
         "Tests/EarshotConsoleTests/Browser/console_browser.py")
     static let python = TestEnvironment.home.appendingPathComponent("venv/bin/python")
+    static let jfkSaid = "And so my fellow Americans, ask not what your country can do for you,\n"
+        + "ask what you can do for your country.\n"
     static let artifacts = TestEnvironment.repository.appendingPathComponent(".build/artifacts/console")
 
     /// The spoken dialogue: two espeak-ng voices taking turns, so diarization finds two speakers.
@@ -26,7 +29,9 @@ import Testing
         let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", Self.python.path].filter {
             !FileManager.default.isExecutableFile(atPath: $0)
         }
-        guard missing.isEmpty, SpeechSynthesis.available, TestEnvironment.exist(TestEnvironment.asrFastModel) else {
+        guard missing.isEmpty, SpeechSynthesis.available,
+            TestEnvironment.exist(TestEnvironment.asrFastModel, TestEnvironment.jfk)
+        else {
             Issue.record("missing \(missing) or espeak-ng or the asr-fast model: run scripts/setup")
             return
         }
@@ -48,6 +53,10 @@ import Testing
         let audio = directory.appendingPathComponent("support-call.wav")
         try SpeechSynthesis.dialogue(Self.turns).wav.write(to: audio)
         let codeFile = directory.appendingPathComponent("code")
+        // The quality page's reference clip: JFK and what he said, paired by name.
+        let clip = directory.appendingPathComponent("jfk.wav"), reference = directory.appendingPathComponent("jfk.txt")
+        try FileManager.default.copyItem(at: TestEnvironment.jfk, to: clip)
+        try Data(Self.jfkSaid.utf8).write(to: reference)
 
         // Extractive summaries: the summary step needs no language model (docs/notes.md). Small parts: the speech
         // upload has several, so an interrupted one can resume.
@@ -57,7 +66,7 @@ import Testing
         defer { server.stop() }
         let browser = try Program(Self.python).start([
             Self.script.path, "--base", server.base, "--code-file", codeFile.path, "--audio", audio.path,
-            "--artifacts", Self.artifacts.path, "--email", "ada@example.com", "--other-email", "bob@example.com",
+            "--reference-audio", clip.path, "--reference-text", reference.path, "--artifacts", Self.artifacts.path, "--email", "ada@example.com", "--other-email", "bob@example.com",
             "--search", "headphones",
         ])
         defer { _ = browser.stop() }
@@ -89,7 +98,7 @@ import Testing
         let shots = try FileManager.default.contentsOfDirectory(atPath: Self.artifacts.path).filter {
             $0.hasSuffix(".png")
         }
-        for page in ["sign-in", "record", "library"] {
+        for page in ["sign-in", "record", "library", "quality"] {
             for variant in ["1280-light", "1280-dark", "390-light", "390-dark"] {
                 #expect(shots.contains("\(page)-\(variant).png"), "no screenshot \(page)-\(variant)")
             }

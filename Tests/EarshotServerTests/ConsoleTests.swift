@@ -16,7 +16,7 @@ import Testing
 @Suite(.serialized) struct ConsoleTests {
     /// The files the page loads: its stylesheet and its module scripts (each imported by app.js or another module).
     static let files = [
-        "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js", "upload.js",
+        "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js", "upload.js", "quality.js",
     ]
 
     @Test func thePageIsServedAtTheRootWithAStrictPolicyAndNoInlineCode() async throws {

@@ -3,6 +3,7 @@ import { api, whenSignedOut } from './api.js';
 import { signInPage, signUpPage, signOut } from './auth.js';
 import { libraryPage } from './library.js';
 import { recordPage } from './record.js';
+import { qualityPage, evaluationPage } from './quality.js';
 import { announce } from './dom.js';
 
 const main = document.getElementById('main');
@@ -53,6 +54,8 @@ async function route() {
     }
   }
   if (path[0] === 'records' && path[1]) leave = await recordPage(main, path[1], query, context);
+  else if (path[0] === 'quality' && path[1]) leave = await evaluationPage(main, path[1], context);
+  else if (path[0] === 'quality') leave = await qualityPage(main, query, context);
   else leave = await libraryPage(main, query, context);
   main.focus({ preventScroll: true });
 }

@@ -10,7 +10,7 @@ struct AccountData: Sendable {
     let metadata: any MetadataStore
     let blobs: any BlobStore
 
-    /// Deletes the records, voiceprints and files of `caller`'s user.
+    /// Deletes the records, voiceprints, evaluations and files of `caller`'s user.
     func deleteAll(of caller: Principal) async throws {
         while true {
             let page = try await records.list(for: caller, cursor: nil, limit: 100, filters: .init())
@@ -24,6 +24,7 @@ struct AccountData: Sendable {
         let partnerID = caller.partnerID
         let orphans = try await metadata.write { db in
             try DeviceRegistry.forget(db, partnerID: partnerID, userID: userID)
+            try EvaluationService.deleteAll(db, partnerID: partnerID, userID: userID)
             return try db.query("SELECT id FROM files WHERE partner_id = ? AND user_id = ?", partnerID, userID)
                 .compactMap { try UploadService.deleteFile(db, id: try $0.decode("id", as: String.self)) }
         }

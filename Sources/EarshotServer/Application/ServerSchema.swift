@@ -19,5 +19,6 @@ public enum ServerSchema {
         Webhooks.schema,
         VoiceprintService.schema,
         AccountDirectory.schema,
+        EvaluationService.schema,
     ]
 }

@@ -171,6 +171,7 @@ struct Services: Sendable {
         UploadRoutes(uploads: uploads, spoolDirectory: spool).register(on: api)
         TranscriptionRoutes(transcriptions: transcriptions).register(on: api)
         RecordsRoutes(records: records).register(on: api)
+        EvaluationRoutes(evaluations: EvaluationService(metadata: metadata, records: records)).register(on: api)
         DeviceRoutes(devices: devices).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks).register(on: api)
         let voiceprints = VoiceprintService(

@@ -90,7 +90,7 @@ class Console:
             """const [method, path, done] = arguments;
             const csrf = (document.cookie.split('; ').find((c) => c.startsWith('earshot_csrf=')) || '').slice(13);
             fetch(path, {method, headers: {'X-CSRF-Token': csrf}})
-              .then(async (r) => done({status: r.status, text: await r.text()}))
+              .then(async (r) => done({status: r.status, csp: r.headers.get('Content-Security-Policy') || '', text: await r.text()}))
               .catch((e) => done({status: 0, text: String(e)}));""", method, path)
 
     def shots(self, name):
@@ -405,6 +405,45 @@ class Console:
         self.wait(lambda: self.text("h1") == "Not found", "Not found after deleting")
         self.report()
 
+        self.step = "quality: a reference clip scored"
+        # JFK with its reference, a stray file the page names as unpaired; the clip is uploaded, transcribed and
+        # scored on the server; the evaluation shows its figures and the sandboxed HTML report, then is deleted.
+        self.open("#/quality")
+        self.find("#quality-form")
+        self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#no-evaluations, #evaluations"), "the list")
+        stray = os.path.join(self.args.artifacts, "notes.pdf")
+        with open(stray, "w") as handle:
+            handle.write("not a clip")
+        self.driver.find_element(By.ID, "quality-files").send_keys(
+            "\n".join([self.args.reference_audio, self.args.reference_text, stray]))
+        self.wait(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#quality-pairs li")) == 2, "the pairs")
+        pairs = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#quality-pairs li")]
+        assert pairs[0] == "jfk.wav ↔ jfk.txt" and "notes.pdf" in pairs[1], pairs
+        self.type_into("#quality-title", "Inaugural <i>check</i>")
+        self.find("#quality-run").click()
+        self.wait(lambda: "#/quality/evl_" in self.driver.current_url, "the evaluation page",
+                  self.args.transcribe_timeout)
+        self.wait(lambda: self.text("#evaluation-title") == "Inaugural <i>check</i>", "the literal title")
+        figures = dict(zip([e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#evaluation-figures dt")],
+                           [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#evaluation-figures dd")]))
+        wer = float(figures["WER"].rstrip(" %"))
+        assert wer <= 10 and figures["Reference words"] == "22", figures
+        report = self.find("#evaluation-report")
+        assert report.get_attribute("src").endswith("/report"), report.get_attribute("src")
+        fetched = self.api("GET", report.get_attribute("src"))
+        assert fetched["status"] == 200 and "sandbox" in fetched["csp"] and "<i>check</i>" not in fetched["text"], \
+            {k: v if k != "text" else v[:200] for k, v in fetched.items()}
+        self.shots("quality")
+        self.report(figures=figures, controls=self.check_names())
+        self.open("#/quality")
+        self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#evaluations tbody tr"), "the evaluation listed")
+        self.find("#evaluations tbody a").click()
+        self.find("#evaluation-delete").click()
+        self.wait(lambda: self.driver.switch_to.alert, "the confirmation")
+        self.driver.switch_to.alert.accept()
+        self.wait(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#no-evaluations"), "no evaluations left")
+        self.report()
+
         self.step = "console errors"
         errors = [entry["message"] for entry in self.driver.get_log("browser")
                   if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
@@ -433,7 +472,8 @@ class Console:
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ("base", "code-file", "audio", "artifacts", "email", "other-email", "search"):
+    for name in ("base", "code-file", "audio", "reference-audio", "reference-text", "artifacts", "email",
+                 "other-email", "search"):
         parser.add_argument("--" + name, required=True)
     parser.add_argument("--prefix", default="")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
