@@ -44,7 +44,8 @@ extension S3BlobStore: DirectUploadBlobStore {
                     let size = XMLText.first("Size", in: block).flatMap({ Int64($0) }),
                     let etag = XMLText.first("ETag", in: block)
                 else { continue }
-                parts.append(DirectUploadPart(number: number, size: size, etag: etag))
+                let modified = XMLText.first("LastModified", in: block).flatMap(Self.isoDate)
+                parts.append(DirectUploadPart(number: number, size: size, etag: etag, lastModified: modified))
             }
             marker =
                 XMLText.first("IsTruncated", in: answer.body) == "true"

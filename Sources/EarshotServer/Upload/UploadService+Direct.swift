@@ -50,6 +50,18 @@ extension UploadService {
         return byNumber
     }
 
+    /// When the newest part of a direct upload reached the store; nil without parts (or when the store no longer
+    /// knows the upload).
+    func lastDirectActivity(_ upload: UploadRecord) async throws -> Date? {
+        guard let storeUploadID = upload.storeUploadID else { return nil }
+        do {
+            let parts = try await directStore(for: upload).listParts(try BlobKey(upload.fileKey), uploadID: storeUploadID)
+            return parts.compactMap(\.lastModified).max()
+        } catch let error as StoreError where error.code == .notFound {
+            return nil
+        }
+    }
+
     /// `complete-upload` of a direct upload (with the upload's lock held): the client's part list is checked
     /// against the store's `ListParts` (a clear 400 naming the part, as for parts sent through the server), the
     /// store assembles the object, and the object is verified before `files` records it.

@@ -526,13 +526,24 @@ struct UploadService: Sendable {
                 [.integer(cutoff)]
             ).map { try $0.decode(UploadRecord.self) }
         }
+        var deleted = 0
         for upload in stale {
-            try await locks.withLock(upload.id) {
-                guard let current = try await self.upload(upload.id), current.isOpen else { return }
+            deleted += try await locks.withLock(upload.id) {
+                guard let current = try await self.upload(upload.id), current.isOpen else { return 0 }
+                // A direct upload's parts go to the store, not through here: its newest part counts as activity.
+                if current.storeUploadID != nil, let last = try await lastDirectActivity(current),
+                    milliseconds(last) >= cutoff
+                {
+                    try await metadata.write { db in
+                        try db.execute("UPDATE uploads SET updated_at = ? WHERE id = ?", milliseconds(last), current.id)
+                    }
+                    return 0
+                }
                 try await discard(current)
+                return 1
             }
         }
-        if !stale.isEmpty { logger.notice("abandoned uploads deleted", metadata: ["count": "\(stale.count)"]) }
+        if deleted > 0 { logger.notice("abandoned uploads deleted", metadata: ["count": "\(deleted)"]) }
         try await sweepDirectUploads(olderThan: cutoff)
         // Orphaned part blobs: their upload is gone or completed.
         let keys = try await blobs.list(prefix: "uploads/")
@@ -545,7 +556,7 @@ struct UploadService: Sendable {
                 }
             }
         }
-        return stale.count
+        return deleted
     }
 
     // MARK: Helpers

@@ -43,16 +43,19 @@ public protocol DirectUploadBlobStore: BlobStore {
     func objectSummary(_ key: BlobKey) async throws -> DirectUploadObject
 }
 
-/// A part of a direct upload: its number (1-based), size in bytes and ETag (as the store gives it, quoted).
+/// A part of a direct upload: its number (1-based), size in bytes, ETag (as the store gives it, quoted) and when it
+/// arrived (from ``DirectUploadBlobStore/listParts(_:uploadID:)``).
 public struct DirectUploadPart: Sendable, Hashable {
     public var number: Int
     public var size: Int64
     public var etag: String
+    public var lastModified: Date?
 
-    public init(number: Int, size: Int64, etag: String) {
+    public init(number: Int, size: Int64, etag: String, lastModified: Date? = nil) {
         self.number = number
         self.size = size
         self.etag = etag
+        self.lastModified = lastModified
     }
 }
 
