@@ -151,7 +151,7 @@ struct DirectUploadTests {
             let (_, _, token) = try await platform.newUser()
             // Abandoned: the sweep (uploads idle over 1 s) aborts it, and an upload the store has but no row owns.
             let abandoned = try await platform.plan(content.count, token: token)
-            _ = try await platform.putPart(1, of: content, plan: abandoned)
+            _ = try await platform.putPart(2, of: content, plan: abandoned)  // 10 bytes: before the sweep comes
             let orphan = try await store.startDirectUpload(try BlobKey("files/file_orphan"), metadata: [:])
             let deadline = ContinuousClock.now + .seconds(20)
             var left = try await store.listDirectUploads(prefix: "")

@@ -25,7 +25,8 @@ extension S3BlobStore: DirectUploadBlobStore {
             query: [("partNumber", String(partNumber)), ("uploadId", uploadID)], expires: expires, date: Date())
     }
 
-    /// `ListParts`, every page (1000 parts each).
+    /// `ListParts`, every page (1000 parts each), by part number; a part number sent more than once may appear more
+    /// than once (newest first) on servers that keep every version until completion.
     public func listParts(_ key: BlobKey, uploadID: String) async throws -> [DirectUploadPart] {
         var parts: [DirectUploadPart] = []
         var marker: String?
@@ -51,7 +52,13 @@ extension S3BlobStore: DirectUploadBlobStore {
                 XMLText.first("IsTruncated", in: answer.body) == "true"
                 ? XMLText.first("NextPartNumberMarker", in: answer.body) : nil
         } while marker != nil
-        return parts.sorted { $0.number < $1.number }
+        // A part sent again replaces the earlier one, but some servers (SeaweedFS) list both until completion, which
+        // takes the one whose ETag it is given: by number, the newest first (ties in the server's order).
+        return parts.enumerated().sorted { a, b in
+            if a.element.number != b.element.number { return a.element.number < b.element.number }
+            let (da, db) = (a.element.lastModified ?? .distantPast, b.element.lastModified ?? .distantPast)
+            return da != db ? da > db : a.offset < b.offset
+        }.map(\.element)
     }
 
     /// `CompleteMultipartUpload` with `parts`' numbers and ETags, then a `HEAD` of the new object.

@@ -32,9 +32,10 @@ extension UploadService {
         return store
     }
 
-    /// The parts the object store holds for `upload`, by number (ETags normalised to MD5 hex, as `upload_parts`).
-    /// Empty when the store no longer knows the upload (completed in the store, not yet recorded here).
-    func directParts(_ upload: UploadRecord) async throws -> [Int: PartRecord] {
+    /// The parts the object store holds for `upload`, by number (ETags normalised to MD5 hex, as `upload_parts`):
+    /// of a part sent more than once, the version whose ETag is `preferred[number]` when the store still has it,
+    /// else the newest. Empty when the store no longer knows the upload (completed there, not yet recorded here).
+    func directParts(_ upload: UploadRecord, preferred: [Int: String] = [:]) async throws -> [Int: PartRecord] {
         guard let storeUploadID = upload.storeUploadID else { return [:] }
         let parts: [DirectUploadPart]
         do {
@@ -43,9 +44,11 @@ extension UploadService {
             return [:]
         }
         var byNumber: [Int: PartRecord] = [:]
-        for part in parts {
-            byNumber[part.number] = PartRecord(
-                partNumber: part.number, size: Int(part.size), md5: Self.normalizedETag(part.etag))
+        for part in parts {  // newest first within a number
+            let record = PartRecord(partNumber: part.number, size: Int(part.size), md5: Self.normalizedETag(part.etag))
+            if byNumber[part.number] == nil || preferred[part.number].map(Self.normalizedETag) == record.md5 {
+                byNumber[part.number] = record
+            }
         }
         return byNumber
     }
@@ -71,7 +74,9 @@ extension UploadService {
         let store = try directStore(for: upload)
         let key = try BlobKey(upload.fileKey)
         let storeUploadID = upload.storeUploadID!
-        let stored = try await directParts(upload)
+        var wanted: [Int: String] = [:]
+        for entry in request.partList { wanted[entry.partNumber] = entry.etag }
+        let stored = try await directParts(upload, preferred: wanted)
         let assembledEarlier = stored.isEmpty ? (try? await store.objectSummary(key)) != nil : false
         if !assembledEarlier {
             // The store still has the upload (or neither it nor the object exists: check() names the missing part).

@@ -18,7 +18,9 @@ public protocol DirectUploadBlobStore: BlobStore {
     /// answers with the part's ETag (its quoted MD5) and refuses a changed or expired URL with 403.
     func presignedPartURL(_ key: BlobKey, uploadID: String, partNumber: Int, expires: Duration) -> URL
 
-    /// The parts the store holds for the upload, by part number.
+    /// The parts the store holds for the upload, by part number. A part number sent more than once may be listed
+    /// once per version (newest first) by stores that keep them until completion, which uses the one whose ETag
+    /// it is given.
     ///
     /// - Throws: ``StoreError`` `.notFound` when the store knows no such upload (completed or aborted).
     func listParts(_ key: BlobKey, uploadID: String) async throws -> [DirectUploadPart]
