@@ -125,7 +125,8 @@ struct DirectUploadTests {
             #expect(short.status == 200)
             let sized = try await platform.complete(
                 plan, etags: [1: short.header("ETag") ?? "", 2: second], token: token)
-            #expect(sized.status == 400 && sized.errorMessage.contains("part 1 has 1000 bytes"), "\(sized.errorMessage)")
+            #expect(
+                sized.status == 400 && sized.errorMessage.contains("part 1 has 1000 bytes"), "\(sized.errorMessage)")
             // Sent again at the right size, the upload completes.
             let good = try await platform.putPart(1, of: content, plan: plan)
             let done = try await platform.complete(plan, etags: [1: good, 2: second], token: token)

@@ -58,7 +58,8 @@ extension UploadService {
     func lastDirectActivity(_ upload: UploadRecord) async throws -> Date? {
         guard let storeUploadID = upload.storeUploadID else { return nil }
         do {
-            let parts = try await directStore(for: upload).listParts(try BlobKey(upload.fileKey), uploadID: storeUploadID)
+            let parts = try await directStore(for: upload).listParts(
+                try BlobKey(upload.fileKey), uploadID: storeUploadID)
             return parts.compactMap(\.lastModified).max()
         } catch let error as StoreError where error.code == .notFound {
             return nil

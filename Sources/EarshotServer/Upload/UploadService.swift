@@ -100,7 +100,9 @@ struct UploadService: Sendable {
         parts.reserveCapacity(partCount)
         for number in 1...partCount {
             parts.append(
-                .init(partNumber: number, presignedURL: try await partURL(upload: upload, part: number, for: caller.issuer)))
+                .init(
+                    partNumber: number,
+                    presignedURL: try await partURL(upload: upload, part: number, for: caller.issuer)))
         }
         logger.info(
             "upload planned",
@@ -436,7 +438,9 @@ struct UploadService: Sendable {
 
     /// The file `id` whatever its tenant (for jobs and the records library, which check tenancy themselves).
     static func file(_ db: any SQLDatabase, id: String) throws -> FileRecord? {
-        try db.queryFirst("SELECT \(FileRecord.columns) FROM files WHERE id = ?", id).map { try $0.decode(FileRecord.self) }
+        try db.queryFirst("SELECT \(FileRecord.columns) FROM files WHERE id = ?", id).map {
+            try $0.decode(FileRecord.self)
+        }
     }
 
     /// ``file(_:id:)`` in its own read.
@@ -503,7 +507,8 @@ struct UploadService: Sendable {
     /// characters, no control characters.
     static func originalName(_ name: String?) throws(PlatformError) -> String? {
         guard let name else { return nil }
-        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init)?
+        let base =
+            name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init)?
             .trimmingCharacters(in: .whitespaces) ?? ""
         guard !base.isEmpty else { return nil }
         guard base.count <= 255, !base.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
