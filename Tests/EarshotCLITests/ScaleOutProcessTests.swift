@@ -24,7 +24,7 @@ struct ScaleOutProcessTests {
         return [
             "--database", database, "--blob-store", "\(endpoint)/\(bucket)", "--blob-store-credentials-file",
             credentials.path, "--data-dir", directory.path, "--model-home", TestEnvironment.home.path,
-            "--task-lease", "2s", "--task-retry-delay", "1s", "--upload-chunk-size", "1MiB",
+            "--task-lease", "2s", "--task-retry-delay", "1s", "--upload-chunk-size", "5MiB",
         ]
     }
 
@@ -64,6 +64,13 @@ struct ScaleOutProcessTests {
                 base, "POST", "/open/partner/token",
                 json: partner.filter { ["client_id", "client_secret"].contains($0.key) })["access_token"] as! String
         let jfk = try Data(contentsOf: TestEnvironment.jfk)
+        // Direct uploads (upload-direct, on by default with a bucket; parts of at least S3's 5 MiB): the plan's part
+        // URLs are the bucket's, so the audio goes straight into it.
+        let probe = try await call(
+            base, "POST", "/open/partner/files/upload/generate-presigned-urls", token: token,
+            json: ["filesize": jfk.count, "filetype": "wav"])
+        let partURL = ((probe["Parts"] as? [[String: Any]])?.first?["PresignedUrl"] as? String) ?? ""
+        #expect(partURL.hasPrefix(s3.endpoint.absoluteString) && partURL.contains("X-Amz-Signature="), "\(partURL)")
         let url = try await upload(base, token: token, jfk)
         let (downloaded, response) = try await URLSession.shared.data(from: URL(string: url)!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

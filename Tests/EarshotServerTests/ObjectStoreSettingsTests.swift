@@ -41,6 +41,22 @@ import Testing
         }
     }
 
+    @Test func directUploadsAreOnWithABucketAndNeedPartsOfAtLeastFiveMiB() throws {
+        let bucket = ["--blob-store", "s3+http://127.0.0.1:8333/audio"]
+        #expect(try load(bucket).uploadDirect)
+        #expect(try load(bucket + ["--upload-chunk-size", "8MiB"]).uploadChunkSize == 8 << 20)
+        #expect(try load(bucket + ["--upload-direct", "off", "--upload-chunk-size", "1MiB"]).uploadDirect == false)
+        // Without a bucket the setting does nothing, so small parts stay fine.
+        #expect(try load(["--upload-chunk-size", "1MiB"]).uploadChunkSize == 1 << 20)
+        #expect {
+            try load(bucket + ["--upload-chunk-size", "1MiB"])
+        } throws: { error in
+            "\(error)".contains("upload-chunk-size") && "\(error)".contains("5MiB")
+                && "\(error)".contains("upload-direct off")
+        }
+        #expect(throws: ConfigurationError.self) { try load(["--upload-direct", "maybe"]) }
+    }
+
     @Test func credentialsComeFromAFileOfTwoLines() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }

@@ -170,7 +170,8 @@ public final class S3BlobStore: PresigningBlobStore {
     // MARK: Reads
 
     public func get(_ key: BlobKey, range: Range<Int64>?) async throws -> BlobContent {
-        let info = try await info(key)
+        // The size alone: objects clients uploaded directly carry no x-amz-meta-sha256 (the files table has it).
+        let info = try await objectSummary(key)
         let wanted: Range<Int64>
         if let range {
             guard range.lowerBound <= info.size, range.lowerBound >= 0 else {

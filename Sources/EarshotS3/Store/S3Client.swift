@@ -117,6 +117,20 @@ enum XMLText {
 
     static func first(_ element: String, in data: Data) -> String? { all(element, in: data).first }
 
+    /// The raw (not entity-decoded) content of every `<element>…</element>`, for reading nested elements
+    /// (`<Part>`, `<Upload>`) with ``first(_:in:)``.
+    static func blocks(_ element: String, in data: Data) -> [Data] {
+        let text = String(decoding: data, as: UTF8.self)
+        var blocks: [Data] = []
+        var rest = text[...]
+        while let open = rest.range(of: "<\(element)>") {
+            guard let close = rest[open.upperBound...].range(of: "</\(element)>") else { break }
+            blocks.append(Data(rest[open.upperBound..<close.lowerBound].utf8))
+            rest = rest[close.upperBound...]
+        }
+        return blocks
+    }
+
     static func decode(_ text: String) -> String {
         guard text.contains("&") else { return text }
         return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")

@@ -86,7 +86,8 @@ struct Services: Sendable {
             configuration: .init(
                 chunkSize: configuration.uploadChunkSize, maxFileSize: configuration.uploadMaxFileSize,
                 filetypes: configuration.uploadFiletypes, partURLTTL: configuration.uploadURLTTL,
-                downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge),
+                downloadURLTTL: configuration.downloadURLTTL, maxAge: configuration.uploadMaxAge,
+                direct: configuration.uploadDirect && configuration.blobStore != nil),
             now: now)
         let models = ModelHome.resolve(configuration.modelHome)
         speakers = SpeakerModels(home: models)

@@ -201,6 +201,18 @@ extension ServerConfiguration {
             config.uploadFiletypes = types
             return nil
         },
+        Setting(
+            name: "upload-direct", valueName: "on|off",
+            help: "With blob-store, clients PUT upload parts straight to the bucket (presigned S3 URLs) (default on)."
+        ) {
+            config, value in
+            switch value.lowercased() {
+            case "on", "true", "yes", "1": config.uploadDirect = true
+            case "off", "false", "no", "0": config.uploadDirect = false
+            default: return "'\(value)' is not on or off"
+            }
+            return nil
+        },
         durationSetting("upload-url-ttl", "Lifetime of presigned part URLs (default 1h).", \.uploadURLTTL),
         durationSetting("download-url-ttl", "Lifetime of download URLs (default 24h).", \.downloadURLTTL),
         durationSetting(
@@ -431,6 +443,16 @@ extension ServerConfiguration {
                     setting: "upload-max-file-size", source: "with upload-chunk-size",
                     message: "\(config.uploadMaxFileSize) bytes in parts of \(config.uploadChunkSize) would need "
                         + "\(parts) parts (at most \(UploadService.maximumPartCount)); raise upload-chunk-size"))
+        }
+        if issues.isEmpty && config.blobStore != nil && config.uploadDirect
+            && config.uploadChunkSize < ServerConfiguration.minimumDirectPartSize
+        {
+            issues.append(
+                ConfigurationIssue(
+                    setting: "upload-chunk-size", source: "with blob-store and upload-direct",
+                    message: "parts of \(config.uploadChunkSize) bytes are below S3's smallest part of 5MiB "
+                        + "(\(ServerConfiguration.minimumDirectPartSize) bytes): raise upload-chunk-size, or set "
+                        + "upload-direct off to send parts through the server"))
         }
         if config.llmBaseURL != nil && config.llmModel == nil {
             issues.append(

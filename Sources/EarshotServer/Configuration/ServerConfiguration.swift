@@ -51,6 +51,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var uploadMaxFileSize = 2 << 30
     /// File types (lowercase extensions) the upload API accepts.
     public var uploadFiletypes = FileTypes.defaults
+    /// With ``blobStore``, clients upload parts straight to the bucket with presigned S3 `UploadPart` URLs (the
+    /// seed's plan/ETag/complete contract unchanged); off: parts go through the API node, which writes the object.
+    /// Needs ``uploadChunkSize`` ≥ ``minimumDirectPartSize``.
+    public var uploadDirect = true
+    /// S3's smallest part but the last (5 MiB), the least ``uploadChunkSize`` of direct uploads.
+    public static let minimumDirectPartSize = 5 << 20
     /// Lifetime of presigned part URLs (fresh ones come from the list-parts call).
     public var uploadURLTTL: Duration = .seconds(3600)
     /// Lifetime of download URLs.

@@ -11,10 +11,13 @@ struct UploadRecord: Sendable, Decodable {
     let state: String
     let originalName: String?
     let createdAt: Int64
+    /// The object store's multipart upload id when the client uploads parts straight to the store; nil when the
+    /// parts come through the server.
+    let storeUploadID: String?
 
     static let columns =
         "id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, state, original_name, "
-        + "created_at"
+        + "created_at, store_upload_id"
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -27,6 +30,7 @@ struct UploadRecord: Sendable, Decodable {
         case state
         case originalName = "original_name"
         case createdAt = "created_at"
+        case storeUploadID = "store_upload_id"
     }
 
     var isOpen: Bool { state == "open" }
@@ -35,6 +39,9 @@ struct UploadRecord: Sendable, Decodable {
     func expectedSize(ofPart number: Int) -> Int {
         number < partCount ? chunkSize : filesize - (partCount - 1) * chunkSize
     }
+
+    /// Where the assembled file lives: `files/<file id>` (for a direct upload, also where the store assembles it).
+    var fileKey: String { "files/\(fileID)" }
 
     /// `uploads/<id>/part-00001`.
     static func partKey(upload: String, part: Int) -> String {

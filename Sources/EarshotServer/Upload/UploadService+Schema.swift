@@ -118,5 +118,13 @@ extension UploadService {
                 postgresql: """
                     ALTER TABLE upload_parts ADD COLUMN running_sha256 BYTEA;
                     """),
+            Migration(
+                version: 4, name: "direct_store_upload",
+                sql: """
+                    -- The object store's multipart upload id when the client PUTs its parts straight to the store
+                    -- (upload-direct, S3): the parts live there, not in upload_parts, until completion makes them
+                    -- the object files/<file_id>. NULL when parts come through the server.
+                    ALTER TABLE uploads ADD COLUMN store_upload_id TEXT;
+                    """),
         ])
 }

@@ -31,6 +31,9 @@ struct UploadService: Sendable {
         var downloadURLTTL: Duration = .seconds(86400)
         /// Open uploads older than this are deleted by ``sweep()``.
         var maxAge: Duration = .seconds(86400)
+        /// Clients upload parts straight to the blob store when it can take them (S3) and ``chunkSize`` is at least
+        /// its smallest part (`upload-direct`; the settings loader refuses a smaller chunk with it).
+        var direct = false
     }
 
     /// Most parts one upload may have.
@@ -68,16 +71,30 @@ struct UploadService: Sendable {
         guard partCount <= Self.maximumPartCount else {
             throw PlatformError.payloadTooLarge("filesize \(filesize) needs more than \(Self.maximumPartCount) parts")
         }
+        let (uploadID, fileID) = (Identifier.make(prefix: "upl"), Identifier.make(prefix: "file"))
+        // Direct: the object store's multipart upload into the file's final key comes first (its id goes in the row).
+        let direct = directStore
+        let storeUploadID = try await direct?.startDirectUpload(
+            try BlobKey("files/\(fileID)"), metadata: ["earshot-upload": uploadID])
         let upload = UploadRecord(
-            id: Identifier.make(prefix: "upl"), fileID: Identifier.make(prefix: "file"), partnerID: caller.partnerID,
-            userID: caller.userID, filesize: filesize, filetype: filetype, chunkSize: chunk, partCount: partCount,
-            state: "open", originalName: originalName, createdAt: milliseconds(now()))
-        try await metadata.write { db in
-            try db.execute(
-                "INSERT INTO uploads (id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, "
-                    + "state, original_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)",
-                upload.id, upload.fileID, upload.partnerID, upload.userID, upload.filesize, upload.filetype,
-                upload.chunkSize, upload.partCount, upload.originalName, upload.createdAt, upload.createdAt)
+            id: uploadID, fileID: fileID, partnerID: caller.partnerID, userID: caller.userID, filesize: filesize,
+            filetype: filetype, chunkSize: chunk, partCount: partCount, state: "open", originalName: originalName,
+            createdAt: milliseconds(now()), storeUploadID: storeUploadID)
+        do {
+            try await metadata.write { db in
+                try db.execute(
+                    "INSERT INTO uploads (id, file_id, partner_id, user_id, filesize, filetype, chunk_size, part_count, "
+                        + "state, original_name, created_at, updated_at, store_upload_id) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
+                    upload.id, upload.fileID, upload.partnerID, upload.userID, upload.filesize, upload.filetype,
+                    upload.chunkSize, upload.partCount, upload.originalName, upload.createdAt, upload.createdAt,
+                    upload.storeUploadID)
+            }
+        } catch {
+            if let direct, let storeUploadID {
+                try? await direct.abortDirectUpload(try BlobKey(upload.fileKey), uploadID: storeUploadID)
+            }
+            throw error
         }
         var parts: [UploadPlan.Part] = []
         parts.reserveCapacity(partCount)
@@ -85,12 +102,13 @@ struct UploadService: Sendable {
             parts.append(
                 .init(
                     partNumber: number,
-                    presignedURL: try await partURL(upload: upload.id, part: number, for: caller.issuer)))
+                    presignedURL: try await partURL(upload: upload, part: number, for: caller.issuer)))
         }
         logger.info(
             "upload planned",
             metadata: [
                 "upload": upload.id, "partner": upload.partnerID, "size": "\(filesize)", "parts": "\(partCount)",
+                "direct": "\(storeUploadID != nil)",
             ])
         return UploadPlan(fileID: upload.fileID, uploadID: upload.id, chunkSize: chunk, parts: parts)
     }
@@ -118,6 +136,11 @@ struct UploadService: Sendable {
             }
             guard current.isOpen else {
                 throw PlatformError.conflict("upload \(uploadID) is already completed; parts can no longer change")
+            }
+            guard current.storeUploadID == nil else {
+                throw PlatformError.conflict(
+                    "the parts of upload \(uploadID) go straight to the object store: PUT them to the PresignedUrl of "
+                        + "the plan (GET \(APIPath.uploadParts) gives fresh ones)")
             }
             let key = try BlobKey(UploadRecord.partKey(upload: uploadID, part: partNumber))
             let info = try await blobs.put(
@@ -155,7 +178,10 @@ struct UploadService: Sendable {
     /// What has arrived, with fresh URLs for the missing parts.
     func status(for caller: Principal, uploadID: String) async throws -> UploadStatus {
         let found = try await ownedUpload(uploadID, for: caller)
-        let parts = try await storedParts(uploadID)
+        let parts =
+            found.storeUploadID != nil && found.isOpen
+            ? try await directParts(found).map { $0.value }.sorted { $0.partNumber < $1.partNumber }
+            : try await storedParts(uploadID)
         let have = Set(parts.map(\.partNumber))
         var pending: [UploadStatus.PendingPart] = []
         if found.isOpen {
@@ -163,7 +189,7 @@ struct UploadService: Sendable {
                 pending.append(
                     .init(
                         partNumber: number,
-                        presignedURL: try await partURL(upload: uploadID, part: number, for: caller.issuer)))
+                        presignedURL: try await partURL(upload: found, part: number, for: caller.issuer)))
             }
         }
         return UploadStatus(
@@ -205,6 +231,9 @@ struct UploadService: Sendable {
                 return CompleteUploadResponse(
                     downloadURL: try await downloadURL(fileID: current.fileID, for: caller.issuer),
                     fileID: current.fileID)
+            }
+            if current.storeUploadID != nil {
+                return try await completeDirect(current, request, for: caller)
             }
             let stored = Dictionary(uniqueKeysWithValues: try await storedParts(current.id).map { ($0.partNumber, $0) })
             try Self.check(request.partList, against: stored, upload: current)
@@ -409,7 +438,9 @@ struct UploadService: Sendable {
 
     /// The file `id` whatever its tenant (for jobs and the records library, which check tenancy themselves).
     static func file(_ db: any SQLDatabase, id: String) throws -> FileRecord? {
-        try db.queryFirst("SELECT \(FileRecord.columns) FROM files WHERE id = ?", id).map { try $0.decode(FileRecord.self) }
+        try db.queryFirst("SELECT \(FileRecord.columns) FROM files WHERE id = ?", id).map {
+            try $0.decode(FileRecord.self)
+        }
     }
 
     /// ``file(_:id:)`` in its own read.
@@ -441,7 +472,7 @@ struct UploadService: Sendable {
         let upload = UploadRecord(
             id: Identifier.make(prefix: "upl"), fileID: fileID, partnerID: owner.partnerID, userID: owner.userID,
             filesize: Int(info.size), filetype: filetype, chunkSize: max(Int(info.size), 1), partCount: 1,
-            state: "completed", originalName: try Self.originalName(originalName), createdAt: at)
+            state: "completed", originalName: try Self.originalName(originalName), createdAt: at, storeUploadID: nil)
         do {
             return try await metadata.write { db in
                 try db.execute(
@@ -461,7 +492,7 @@ struct UploadService: Sendable {
     }
 
     @discardableResult
-    private static func insertFile(
+    static func insertFile(
         _ db: any SQLDatabase, id: String, upload: UploadRecord, sha256: String, blobKey: BlobKey, at: Int64
     ) throws -> FileRecord {
         try db.queryFirst(
@@ -476,7 +507,8 @@ struct UploadService: Sendable {
     /// characters, no control characters.
     static func originalName(_ name: String?) throws(PlatformError) -> String? {
         guard let name else { return nil }
-        let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init)?
+        let base =
+            name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init)?
             .trimmingCharacters(in: .whitespaces) ?? ""
         guard !base.isEmpty else { return nil }
         guard base.count <= 255, !base.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -499,13 +531,25 @@ struct UploadService: Sendable {
                 [.integer(cutoff)]
             ).map { try $0.decode(UploadRecord.self) }
         }
+        var deleted = 0
         for upload in stale {
-            try await locks.withLock(upload.id) {
-                guard let current = try await self.upload(upload.id), current.isOpen else { return }
+            deleted += try await locks.withLock(upload.id) {
+                guard let current = try await self.upload(upload.id), current.isOpen else { return 0 }
+                // A direct upload's parts go to the store, not through here: its newest part counts as activity.
+                if current.storeUploadID != nil, let last = try await lastDirectActivity(current),
+                    milliseconds(last) >= cutoff
+                {
+                    try await metadata.write { db in
+                        try db.execute("UPDATE uploads SET updated_at = ? WHERE id = ?", milliseconds(last), current.id)
+                    }
+                    return 0
+                }
                 try await discard(current)
+                return 1
             }
         }
-        if !stale.isEmpty { logger.notice("abandoned uploads deleted", metadata: ["count": "\(stale.count)"]) }
+        if deleted > 0 { logger.notice("abandoned uploads deleted", metadata: ["count": "\(deleted)"]) }
+        try await sweepDirectUploads(olderThan: cutoff)
         // Orphaned part blobs: their upload is gone or completed.
         let keys = try await blobs.list(prefix: "uploads/")
         let owners = Set(keys.compactMap { $0.segments.count == 3 ? String($0.segments[1]) : nil })
@@ -517,14 +561,22 @@ struct UploadService: Sendable {
                 }
             }
         }
-        return stale.count
+        return deleted
     }
 
     // MARK: Helpers
 
-    private func partURL(upload: String, part: Int, for issuer: URLSigner.Issuer) async throws -> String {
+    /// Where the client `PUT`s part `part`: the object store's presigned `UploadPart` URL for a direct upload, else
+    /// this server's signed part URL.
+    private func partURL(upload: UploadRecord, part: Int, for issuer: URLSigner.Issuer) async throws -> String {
+        if let storeUploadID = upload.storeUploadID {
+            return try directStore(for: upload).presignedPartURL(
+                try BlobKey(upload.fileKey), uploadID: storeUploadID, partNumber: part,
+                expires: configuration.partURLTTL
+            ).absoluteString
+        }
         let (path, query) = try await signer.sign(
-            .uploadPart, ["upload_id": upload, "part_number": "\(part)"], lifetime: configuration.partURLTTL,
+            .uploadPart, ["upload_id": upload.id, "part_number": "\(part)"], lifetime: configuration.partURLTTL,
             for: issuer)
         return links.url(path, query: query)
     }
@@ -536,7 +588,7 @@ struct UploadService: Sendable {
     }
 
     /// The upload `id` regardless of tenant (for signed-URL requests and internal use).
-    private func upload(_ id: String) async throws -> UploadRecord? {
+    func upload(_ id: String) async throws -> UploadRecord? {
         try await metadata.read { db in
             try db.queryFirst("SELECT \(UploadRecord.columns) FROM uploads WHERE id = ?", id)
                 .map { try $0.decode(UploadRecord.self) }
@@ -581,8 +633,14 @@ struct UploadService: Sendable {
         }
     }
 
-    /// Deletes an open upload's part blobs, then its rows (call with the upload's lock held).
-    private func discard(_ upload: UploadRecord) async throws {
+    /// Deletes an open upload's part blobs (a direct upload: the store's multipart upload, and an object completed
+    /// in the store but not recorded), then its rows (call with the upload's lock held).
+    func discard(_ upload: UploadRecord) async throws {
+        if let storeUploadID = upload.storeUploadID {
+            let store = try directStore(for: upload)
+            try await store.abortDirectUpload(try BlobKey(upload.fileKey), uploadID: storeUploadID)
+            try await blobs.delete(try BlobKey(upload.fileKey))
+        }
         for key in try await blobs.list(prefix: "uploads/\(upload.id)/") { try await blobs.delete(key) }
         try await metadata.write { db in
             try db.execute("DELETE FROM uploads WHERE id = ? AND state = 'open'", upload.id)
