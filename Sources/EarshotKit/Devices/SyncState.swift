@@ -72,16 +72,22 @@ final class WiFiUploads: Sendable {
     }
 }
 
-/// Progress bookkeeping: the backlog's bytes, this run's transfer rate, times left.
+/// Progress bookkeeping: the backlog's bytes, this run's transfer rate, times left. Several recordings may be in
+/// progress at once (one moving, others being finished).
 final class RateMeter: Sendable {
+    private struct Active {
+        var size: Int64
+        var done: Int64
+        var wifi: Bool
+    }
     private struct State {
         var total: Int64
         var count: Int
         /// Bytes of recordings finished (or skipped).
         var finishedBytes: Int64 = 0
         var finishedCount = 0
-        /// The current recording and its bytes done.
-        var current: (id: UInt32, size: Int64, done: Int64, wifi: Bool)?
+        /// Recordings in progress and their bytes done.
+        var active: [UInt32: Active] = [:]
         var linkBytes: Int64 = 0
         var wifiBytes: Int64 = 0
         /// Bytes moved this run (link or Wi-Fi), and when the run started moving them.
@@ -99,13 +105,15 @@ final class RateMeter: Sendable {
     var wifiBytes: Int64 { state.withLock { $0.wifiBytes } }
 
     func begin(_ recording: EarshotDeviceRecording, done: Int64, viaWiFi: Bool) {
-        state.withLock { $0.current = (recording.id, Int64(recording.size), done, viaWiFi) }
+        state.withLock {
+            $0.active[recording.id] = Active(size: Int64(recording.size), done: done, wifi: viaWiFi)
+        }
     }
 
     func advance(_ recording: EarshotDeviceRecording, done: Int64, linkBytes: Int64 = 0, wifiBytes: Int64 = 0) {
         state.withLock {
-            let wifi = $0.current?.wifi ?? false
-            $0.current = (recording.id, Int64(recording.size), done, wifi)
+            let wifi = $0.active[recording.id]?.wifi ?? false
+            $0.active[recording.id] = Active(size: Int64(recording.size), done: done, wifi: wifi)
             $0.linkBytes += linkBytes
             $0.wifiBytes += wifiBytes
             $0.moved += linkBytes + wifiBytes
@@ -116,7 +124,7 @@ final class RateMeter: Sendable {
         state.withLock {
             $0.finishedBytes += Int64(recording.size)
             $0.finishedCount += 1
-            $0.current = nil
+            $0.active[recording.id] = nil
         }
     }
 
@@ -124,7 +132,7 @@ final class RateMeter: Sendable {
         state.withLock {
             $0.total -= Int64(recording.size)
             $0.count -= 1
-            $0.current = nil
+            $0.active[recording.id] = nil
         }
     }
 
@@ -134,15 +142,15 @@ final class RateMeter: Sendable {
             let now = ProcessInfo.processInfo.systemUptime
             let elapsed = now - state.started
             let rate: Double? = state.moved > 0 && elapsed > 0.2 ? Double(state.moved) / elapsed : nil
-            let done = state.finishedBytes + (state.current?.done ?? 0)
+            let done = state.finishedBytes + state.active.values.reduce(0) { $0 + $1.done }
             func left(_ bytes: Int64) -> Double? {
                 guard let rate, rate > 0 else { return nil }
                 return Double(max(bytes, 0)) / rate
             }
             var recording: DeviceSyncProgress.Recording?
-            if let current, let active = state.current, active.id == current.id {
+            if let current, let active = state.active[current.id] {
                 recording = .init(
-                    id: active.id, size: active.size, completedBytes: active.done,
+                    id: current.id, size: active.size, completedBytes: active.done,
                     secondsLeft: left(active.size - active.done), viaWiFi: active.wifi)
             }
             return DeviceSyncProgress(
