@@ -27,7 +27,7 @@ struct DeviceSyncEngine: Sendable {
         /// Reads requested ahead of the one being spooled (the link is never idle between windows).
         var readAhead = 1
         /// Recordings the finishing lane works on at once.
-        var finishing = 4
+        var finishing = 2
         var wifi: DeviceManager.WiFiPolicy = .never
         /// Longest silence of a Wi-Fi upload before it counts as failed.
         var wifiStallSeconds: Double = 60
@@ -431,11 +431,19 @@ struct DeviceSyncEngine: Sendable {
         try await device.upload(EarshotDevice.UploadPlan(recording: recording.id, expiresAtMs: expires, parts: parts))
         var lastChange = ProcessInfo.processInfo.systemUptime
         var lastSent: UInt64 = 0
+        var seen = -1
         while true {
-            // The device's events land in `wifiState` as they come; look often, so a small recording's upload is
-            // not charged a long poll.
-            try await Task.sleep(nanoseconds: 5_000_000)
+            try Task.checkCancellation()
             let state = wifiState.state(of: recording.id)
+            if state.version == seen {
+                // Nothing new: wait for the device's next event (or a second, to notice a stall).
+                await wifiState.change(of: recording.id, after: seen, timeoutSeconds: 1)
+                if ProcessInfo.processInfo.systemUptime - lastChange > options.wifiStallSeconds {
+                    throw EarshotError(.device, "the device's Wi-Fi upload of recording \(recording.id) stalled")
+                }
+                continue
+            }
+            seen = state.version
             if let reason = state.failed {
                 throw EarshotError(.device, "the device's Wi-Fi upload of recording \(recording.id) failed: \(reason)")
             }

@@ -42,33 +42,83 @@ final class PauseGate: Sendable {
     }
 }
 
-/// What the device reported about its Wi-Fi uploads, by recording: fed from the device's events, read by the sync.
+/// What the device reported about its Wi-Fi uploads, by recording: fed from the device's events, read by the sync,
+/// which waits for the next change (``change(of:after:timeoutSeconds:)``) instead of polling, so a small recording's
+/// upload is seen finished the moment its event arrives.
 final class WiFiUploads: Sendable {
     struct Upload: Sendable {
         var sent: UInt64 = 0
         var finished: [UInt16: String]?
         var failed: String?
+        /// Bumped by every report.
+        var version = 0
     }
-    private let uploads = Locked([UInt32: Upload]())
+    private struct State {
+        var uploads: [UInt32: Upload] = [:]
+        var waiters: [UInt64: (recording: UInt32, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+    private let state = Locked(State())
 
     func start(_ recording: UInt32) {
-        uploads.withLock { $0[recording] = Upload() }
+        update(recording) { $0 = Upload(version: $0.version + 1) }
     }
 
     func state(of recording: UInt32) -> Upload {
-        uploads.withLock { $0[recording] ?? Upload() }
+        state.withLock { $0.uploads[recording] ?? Upload() }
     }
 
     func progress(_ recording: UInt32, sent: UInt64) {
-        uploads.withLock { $0[recording, default: Upload()].sent = sent }
+        update(recording) { $0.sent = sent }
     }
 
     func finished(_ recording: UInt32, etags: [UInt16: String]) {
-        uploads.withLock { $0[recording, default: Upload()].finished = etags }
+        update(recording) { $0.finished = etags }
     }
 
     func failed(_ recording: UInt32, reason: String) {
-        uploads.withLock { $0[recording, default: Upload()].failed = reason }
+        update(recording) { $0.failed = reason }
+    }
+
+    /// Returns once `recording`'s state is newer than `version`, or after `timeoutSeconds`, or when cancelled.
+    func change(of recording: UInt32, after version: Int, timeoutSeconds: Double) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForVersion(of: recording, after: version) }
+            group.addTask { try? await Task.sleep(nanoseconds: UInt64(max(timeoutSeconds, 0) * 1_000_000_000)) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForVersion(of recording: UInt32, after version: Int) async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled || (state.uploads[recording]?.version ?? 0) > version { return true }
+                    state.waiters[id] = (recording, continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+
+    private func update(_ recording: UInt32, _ change: (inout Upload) -> Void) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            var upload = state.uploads[recording] ?? Upload()
+            change(&upload)
+            upload.version += 1
+            state.uploads[recording] = upload
+            let ids = state.waiters.filter { $0.value.recording == recording }.map(\.key)
+            return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+        }
+        for continuation in woken { continuation.resume() }
     }
 }
 
