@@ -180,7 +180,10 @@ public actor Recorder {
             return [.recordings(RecordingPage(recordings: page, more: all.count > page.count))]
         case .read(let id, let offset, let length):
             let bytes = try storage.read(id, offset: offset, length: Int(min(length, 1 << 20)))
-            let chunk = max(session.maximumFrameSize - Frame.overhead - RecordingChunk.headerSize, 1)
+            // A chunk is one message of up to `framesPerChunk` fragments: its 13-byte header is paid once per chunk,
+            // not once per frame (on a 244-byte link, 95 % of the bytes are audio instead of 90 %).
+            let chunk = max(
+                (session.maximumFrameSize - Frame.overhead) * Self.framesPerChunk - RecordingChunk.headerSize, 1)
             guard !bytes.isEmpty else {
                 return [.chunk(RecordingChunk(recording: id, offset: offset, final: true, bytes: []))]
             }
@@ -417,6 +420,10 @@ public actor Recorder {
     }
 
     /// The highest of 80, 90 and 95 % that `used` reaches (0 below 80 %).
+    /// Frames per `read` chunk: a chunk is one message cut into this many fragments at most (16 × 232 bytes on a
+    /// 244-byte link), small enough for a firmware to buffer, large enough that its header costs nothing.
+    static let framesPerChunk = 16
+
     private static func level(used: UInt64, total: UInt64) -> UInt8 {
         let percent = total == 0 ? 100 : Double(used) * 100 / Double(total)
         return [95, 90, 80].first { percent >= Double($0) }.map(UInt8.init) ?? 0

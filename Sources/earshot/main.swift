@@ -34,6 +34,8 @@ let commands: [any Command.Type] = [
     DeviceSyncCommand.self,
     DeviceUnbindCommand.self,
     DeviceRenameCommand.self,
+    DeviceDefaultsCommand.self,
+    DeviceSettingsCommand.self,
 ]
 
 let root = CommandSpec(

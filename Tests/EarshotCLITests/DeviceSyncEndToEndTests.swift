@@ -81,6 +81,14 @@ import Testing
         let renamed = try await Program.earshot.run(
             ["device", "rename", Self.serial, "Kitchen card", "--server", server.base, "--token", ada])
         #expect(renamed.status == 0 && renamed.stdout.contains("Kitchen card"), "\(renamed)")
+        // Ada's device defaults: her recordings are in English; the card has no language of its own, so it follows.
+        let defaults = try await Program.earshot.run(
+            ["device", "defaults", "--language", "en", "--server", server.base, "--token", ada])
+        #expect(defaults.status == 0 && defaults.stdout.contains("defaults for ada:"), "\(defaults)")
+        #expect(defaults.stdout.contains("transcribe on") && defaults.stdout.contains("language en"), "\(defaults)")
+        let settings = try await Program.earshot.run(
+            ["device", "settings", Self.serial, "--server", server.base, "--token", ada])
+        #expect(settings.status == 0 && settings.stdout.contains("language en, model asr-fast"), "\(settings)")
         let listed = try await Program.earshot.run(["device", "list", Self.serial] + stack.options(ada))
         #expect(listed.status == 0 && listed.stdout.contains("3 recordings"), "\(listed)")
         let registry = try await Program.earshot.run(["device", "list"] + stack.options(ada))
@@ -110,6 +118,7 @@ import Testing
             try #require(ContinuousClock.now < deadline, "transcripts did not arrive: \(records)\n\(server.diagnostics)")
             try await Task.sleep(for: .seconds(1))
         }
+        #expect(records.allSatisfy { $0["language"] as? String == "en" }, "the defaults' language: \(records)")
         let first = try #require(records.first?["record_id"] as? String)
         let show = try await Program.earshot.run(["records", "show", first, "--server", server.base, "--token", ada])
         #expect(show.stdout.lowercased().contains("country"), "\(show.stdout)")
@@ -158,5 +167,8 @@ import Testing
         #expect(missing.status == 1 && missing.stderr.contains("DEVICE_NOT_FOUND"), "\(missing)")
         let scan = try await Program.earshot.run(["device", "scan", "--device-dir", "/nonexistent"])
         #expect(scan.status == 0 && scan.stdout.contains("no devices found"), "\(scan)")
+        let toggle = try await Program.earshot.run(
+            ["device", "defaults", "--auto-transcribe", "maybe", "--server", "http://127.0.0.1:1", "--token", "t"])
+        #expect(toggle.status == 64 && toggle.stderr.contains("on or off"), "\(toggle)")
     }
 }

@@ -115,13 +115,21 @@ public struct Device: Codable, Sendable, Hashable {
     public var autoTranscribe: Bool
     /// Also summarise once transcribed.
     public var autoSummarize: Bool
+    /// Device setting, else the user's: the language of its recordings (an ISO code such as `en`), or `auto` to
+    /// detect it.
+    public var language: String
+    /// Device setting, else the user's: the speech tier of its automatic transcriptions (`asr-fast`, `asr-pro`).
+    public var transcriptionModel: String
     public var boundAtMs: Int64
 
     public init(
         serial: String, name: String, model: String, firmware: String, state: DeviceState, homeID: String,
         userID: String?, owner: String, online: Bool, lastSeenMs: Int64?, report: DeviceReport?,
-        autoTranscribe: Bool, autoSummarize: Bool, boundAtMs: Int64
+        autoTranscribe: Bool, autoSummarize: Bool, boundAtMs: Int64, language: String = "auto",
+        transcriptionModel: String = "asr-fast"
     ) {
+        self.language = language
+        self.transcriptionModel = transcriptionModel
         self.serial = serial
         self.name = name
         self.model = model
@@ -145,6 +153,8 @@ public struct Device: Codable, Sendable, Hashable {
         case lastSeenMs = "last_seen_ms"
         case autoTranscribe = "auto_transcribe"
         case autoSummarize = "auto_summarize"
+        case language
+        case transcriptionModel = "transcription_model"
         case boundAtMs = "bound_at_ms"
     }
 }
@@ -232,25 +242,104 @@ public struct DeviceStatusReport: Codable, Sendable, Hashable {
     }
 }
 
-/// `PATCH /open/partner/devices/{serial}`.
+/// `PATCH /open/partner/devices/{serial}`: what is sent changes; the device's own settings win over the user's
+/// defaults (``DeviceDefaults``).
 public struct DeviceUpdateRequest: Codable, Sendable, Hashable {
     public var name: String?
     public var homeID: String?
     public var autoTranscribe: Bool?
     public var autoSummarize: Bool?
+    /// An ISO language code, or `auto` to detect it.
+    public var language: String?
+    /// `asr-fast` or `asr-pro`.
+    public var transcriptionModel: String?
+    /// `true` forgets the device's own automatic-task settings first, so it follows the user's defaults again
+    /// (settings sent in the same request are then applied).
+    public var followDefaults: Bool?
 
-    public init(name: String? = nil, homeID: String? = nil, autoTranscribe: Bool? = nil, autoSummarize: Bool? = nil) {
+    public init(
+        name: String? = nil, homeID: String? = nil, autoTranscribe: Bool? = nil, autoSummarize: Bool? = nil,
+        language: String? = nil, transcriptionModel: String? = nil, followDefaults: Bool? = nil
+    ) {
         self.name = name
         self.homeID = homeID
         self.autoTranscribe = autoTranscribe
         self.autoSummarize = autoSummarize
+        self.language = language
+        self.transcriptionModel = transcriptionModel
+        self.followDefaults = followDefaults
     }
 
     enum CodingKeys: String, CodingKey {
-        case name
+        case name, language
         case homeID = "home_id"
         case autoTranscribe = "auto_transcribe"
         case autoSummarize = "auto_summarize"
+        case transcriptionModel = "transcription_model"
+        case followDefaults = "follow_defaults"
+    }
+}
+
+/// `GET`/`PATCH /open/partner/device-defaults`: what a user's devices do with their synced recordings unless a
+/// device has its own setting.
+public struct DeviceDefaults: Codable, Sendable, Hashable {
+    public var userID: String
+    /// Transcribe each synced recording (default on).
+    public var autoTranscribe: Bool
+    /// Summarise it once transcribed (default off).
+    public var autoSummarize: Bool
+    /// The recordings' language (an ISO code such as `en`), or `auto` to detect it (default).
+    public var language: String
+    /// The speech tier of the automatic transcriptions: `asr-fast` (default) or `asr-pro`.
+    public var transcriptionModel: String
+
+    public init(
+        userID: String, autoTranscribe: Bool, autoSummarize: Bool, language: String, transcriptionModel: String
+    ) {
+        self.userID = userID
+        self.autoTranscribe = autoTranscribe
+        self.autoSummarize = autoSummarize
+        self.language = language
+        self.transcriptionModel = transcriptionModel
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case language
+        case userID = "user_id"
+        case autoTranscribe = "auto_transcribe"
+        case autoSummarize = "auto_summarize"
+        case transcriptionModel = "transcription_model"
+    }
+}
+
+/// `PATCH /open/partner/device-defaults`: what is sent changes (at least one setting).
+public struct DeviceDefaultsUpdateRequest: Codable, Sendable, Hashable {
+    public var autoTranscribe: Bool?
+    public var autoSummarize: Bool?
+    /// An ISO language code, or `auto` to detect it.
+    public var language: String?
+    /// `asr-fast` or `asr-pro`.
+    public var transcriptionModel: String?
+    /// Partner tokens only: the user whose defaults change.
+    public var userID: String?
+
+    public init(
+        autoTranscribe: Bool? = nil, autoSummarize: Bool? = nil, language: String? = nil,
+        transcriptionModel: String? = nil, userID: String? = nil
+    ) {
+        self.autoTranscribe = autoTranscribe
+        self.autoSummarize = autoSummarize
+        self.language = language
+        self.transcriptionModel = transcriptionModel
+        self.userID = userID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case language
+        case autoTranscribe = "auto_transcribe"
+        case autoSummarize = "auto_summarize"
+        case transcriptionModel = "transcription_model"
+        case userID = "user_id"
     }
 }
 

@@ -9,8 +9,12 @@ extension APIPath {
     /// app hands to the device with the bind code, or `BIND_OCCUPIED` when another user holds it. `GET`: the
     /// user's devices (`?home_id=`).
     public static let devices = "/open/partner/devices"
-    /// `GET`: one device with its last report; `PATCH`: rename, move to a home, set auto-transcribe
-    /// (`DeviceUpdateRequest`); `DELETE`: remove it from the registry (unbind, `?clear=` records whether the
+    /// `GET` (user token, or partner token with `?user_id=`): the user's device defaults (`DeviceDefaults`): what
+    /// its devices do with synced recordings (transcribe, summarise, language, speech tier) unless a device has its
+    /// own setting. `PATCH`: change them (`DeviceDefaultsUpdateRequest`).
+    public static let deviceDefaults = "/open/partner/device-defaults"
+    /// `GET`: one device with its last report; `PATCH`: rename, move to a home, set its own automatic-task
+    /// settings or follow the user's defaults again (`DeviceUpdateRequest`); `DELETE`: remove it from the registry (unbind, `?clear=` records whether the
     /// device's recordings were erased).
     public static let device = "/open/partner/devices/{serial}"
     /// `PUT`: finish binding with the secret the device answered (`DeviceSecretRequest`); the secret stays on the

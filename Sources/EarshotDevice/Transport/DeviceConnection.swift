@@ -83,6 +83,11 @@ public final class DeviceConnection: @unchecked Sendable {
     {
         let responses = try await send(
             .read(recording: recording, offset: offset, length: length), timeoutSeconds: timeoutSeconds)
+        return try Self.gather(responses, recording: recording, offset: offset)
+    }
+
+    /// A read's chunks put together, checked to be contiguous from `offset`.
+    private static func gather(_ responses: [DeviceResponse], recording: UInt32, offset: UInt64) throws -> [UInt8] {
         if case .failed(let error) = responses.last { throw error }
         var bytes: [UInt8] = []
         for case .chunk(let chunk) in responses {
@@ -94,6 +99,41 @@ public final class DeviceConnection: @unchecked Sendable {
         return bytes
     }
 
+    /// A `read` sent ahead of time (``startRead(recording:offset:length:)``): the device answers requests in the order
+    /// they were sent, so several reads can be in flight and the link never idles between them.
+    public struct PendingRead: Sendable {
+        let sequence: UInt16
+        /// The recording, first byte and bytes asked.
+        public let recording: UInt32
+        public let offset: UInt64
+        public let length: UInt32
+    }
+
+    /// Sends a `read` now and returns at once; collect its bytes with ``bytes(of:timeoutSeconds:)`` or drop it with
+    /// ``cancel(_:)``. Reads started in order are answered in order.
+    ///
+    /// - Throws: `disconnected` when the link is gone.
+    public func startRead(recording: UInt32, offset: UInt64, length: UInt32) throws(DeviceProtocolError)
+        -> PendingRead
+    {
+        let sequence = try enqueue(.read(recording: recording, offset: offset, length: length))
+        return PendingRead(sequence: sequence, recording: recording, offset: offset, length: length)
+    }
+
+    /// The bytes a started read answered (up to its length; fewer at the recording's end). The time limit counts from
+    /// this call, so a read queued behind others is not charged for their transfer.
+    ///
+    /// - Throws: as ``read(recording:offset:length:timeoutSeconds:)``.
+    public func bytes(of read: PendingRead, timeoutSeconds: Double = 30) async throws -> [UInt8] {
+        let responses = try await responses(to: read.sequence, opcode: .read, timeoutSeconds: timeoutSeconds)
+        return try Self.gather(responses, recording: read.recording, offset: read.offset)
+    }
+
+    /// Drops a started read whose bytes are no longer wanted (its answer is ignored when it comes).
+    public func cancel(_ read: PendingRead) {
+        abandon(read.sequence)
+    }
+
     /// Closes the link; waiting requests fail with `disconnected`.
     public func close() {
         socket.close()
@@ -103,6 +143,13 @@ public final class DeviceConnection: @unchecked Sendable {
     // MARK: Private
 
     private func send(_ request: DeviceRequest, timeoutSeconds: Double) async throws -> [DeviceResponse] {
+        let sequence = try enqueue(request)
+        return try await responses(to: sequence, opcode: request.opcode, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Registers a request and sends it now, in the caller's order; its answer is collected by ``responses(to:
+    /// opcode:timeoutSeconds:)`` (or dropped by ``abandon(_:)``).
+    private func enqueue(_ request: DeviceRequest) throws(DeviceProtocolError) -> UInt16 {
         let (sequence, size): (UInt16, Int) = try lock.withLock { () throws(DeviceProtocolError) in
             if let closedReason { throw closedReason }
             let sequence = nextSequence
@@ -110,6 +157,25 @@ public final class DeviceConnection: @unchecked Sendable {
             pending[sequence] = Pending()
             return (sequence, frameSize)
         }
+        do {
+            try socket.send(request.envelope(sequence: sequence).encoded(maximumFrameSize: size))
+        } catch {
+            abandon(sequence)
+            throw error
+        }
+        return sequence
+    }
+
+    /// Forgets a request: answers that still come for it are dropped.
+    private func abandon(_ sequence: UInt16) {
+        let waiting = lock.withLock { pending.removeValue(forKey: sequence)?.continuation }
+        waiting?.resume(throwing: CancellationError())
+    }
+
+    /// Waits (at most `timeoutSeconds`) for every response to the request numbered `sequence`.
+    private func responses(to sequence: UInt16, opcode: Opcode, timeoutSeconds: Double) async throws
+        -> [DeviceResponse]
+    {
         let timeout = UInt64(max(timeoutSeconds, 0) * 1_000_000_000)
         return try await withThrowingTaskGroup(of: [DeviceResponse].self) { group in
             group.addTask {
@@ -130,17 +196,14 @@ public final class DeviceConnection: @unchecked Sendable {
                         if let ready { continuation.resume(with: ready) }
                     }
                 } onCancel: {
-                    let waiting = self.lock.withLock { self.pending.removeValue(forKey: sequence)?.continuation }
-                    waiting?.resume(throwing: CancellationError())
+                    self.abandon(sequence)
                 }
             }
             group.addTask {
                 try await Task.sleep(nanoseconds: timeout)
-                throw DeviceProtocolError(
-                    .disconnected, "no answer to \(request.opcode) within \(timeoutSeconds) s")
+                throw DeviceProtocolError(.disconnected, "no answer to \(opcode) within \(timeoutSeconds) s")
             }
             do {
-                try socket.send(request.envelope(sequence: sequence).encoded(maximumFrameSize: size))
                 let result = try await group.next()!
                 group.cancelAll()
                 return result

@@ -2,7 +2,7 @@ import EarshotAPI
 import EarshotDevice
 import Foundation
 
-/// Syncs a device's recordings to the platform, one at a time, oldest first, so that none is ever lost:
+/// Syncs a device's recordings to the platform, oldest first, so that none is ever lost:
 ///
 /// 1. A recording the server already holds (same id and SHA-256) is only acknowledged.
 /// 2. Otherwise it is uploaded with the platform's multipart upload: each part is read from the device in windows
@@ -13,11 +13,21 @@ import Foundation
 /// 4. Only then is it acknowledged on the device, which frees it.
 ///
 /// Every step is idempotent, so a crash between any two of them repeats at most the last one.
+///
+/// **Two lanes.** The device's link (or its Wi-Fi) is the slow part, so it never waits for the platform: the
+/// *transfer lane* moves one recording's bytes at a time (with the next window already requested while the last one
+/// is spooled, and the next recording's upload planned while this one is read), and hands each transferred
+/// recording to the *finishing lane*, which PUTs its last part, completes, registers and acknowledges it (a few at
+/// once) while the transfer lane goes on with the next. Each recording's journal is owned by one lane at a time.
 struct DeviceSyncEngine: Sendable {
     struct Options: Sendable {
         var stateDirectory: URL
         /// Bytes asked per `read` (the protocol suggests 32–64 KiB).
         var window: UInt32 = 32 << 10
+        /// Reads requested ahead of the one being spooled (the link is never idle between windows).
+        var readAhead = 1
+        /// Recordings the finishing lane works on at once.
+        var finishing = 2
         var wifi: DeviceManager.WiFiPolicy = .never
         /// Longest silence of a Wi-Fi upload before it counts as failed.
         var wifiStallSeconds: Double = 60
@@ -30,52 +40,165 @@ struct DeviceSyncEngine: Sendable {
     let gate: PauseGate
     let wifiState: WiFiUploads
 
-    /// Syncs the backlog; per-recording failures are reported and skipped, link and server failures end the run.
+    /// A recording whose bytes are on the server (all parts but perhaps the last, which is in its spool), or that
+    /// the server already holds: what the finishing lane completes, registers and acknowledges.
+    private struct Transferred: Sendable {
+        var recording: EarshotDevice.DeviceRecording
+        var journal: DeviceSyncJournal?
+        var held: EarshotAPI.DeviceRecording?
+        var url: URL
+        var resumed: Bool
+    }
+
+    /// What the finishing lane did, by recording id.
+    private final class Outcomes: Sendable {
+        let state = Locked((synced: [UInt32: SyncedRecording](), failed: [UInt32: String]()))
+    }
+
+    /// Syncs the backlog; per-recording failures are reported and skipped, link and server failures end the run
+    /// (what was transferred by then is still finished first, so its journal says how far it got).
     func run() async throws -> DeviceSyncSummary {
         let started = ProcessInfo.processInfo.systemUptime
         let backlog = try await device.recordings()
         let oldest = Int64(backlog.first?.id ?? 1)
         let held = backlog.isEmpty ? [:] : try await platform.heldRecordings(serial: device.serial, after: oldest - 1)
         let meter = RateMeter(total: backlog.reduce(0) { $0 + Int64($1.size) }, count: backlog.count)
-        var wifi = options.wifi.useWiFi(backlogBytes: meter.total)
-        var summary = DeviceSyncSummary(synced: [], failed: [:], bytesOverLink: 0, bytesOverWiFi: 0, seconds: 0)
+        let outcomes = Outcomes()
         events.yield(.progress(meter.progress(current: nil)))
-        for recording in backlog {
-            try await gate.wait()
-            do {
-                let synced = try await sync(recording, held: held[Int64(recording.id)], wifi: &wifi, meter: meter)
-                summary.synced.append(synced)
-                events.yield(.synced(synced))
-            } catch let error as EarshotError where error.code == .integrity || error.code == .conflict {
-                // This recording's bytes or digest were refused: it stays on the device; go on with the next.
-                summary.failed[recording.id] = error.message
-                events.yield(.failed(recording: recording.id, error))
-                meter.skip(recording)
+        let (handoffs, handoff) = AsyncStream.makeStream(of: Transferred.self)
+        var transferError: (any Error)?
+        try await withThrowingTaskGroup(of: (any Error)?.self) { group in
+            group.addTask {
+                try await finishLane(handoffs, meter: meter, outcomes: outcomes)
+                return nil
             }
-            events.yield(.progress(meter.progress(current: nil)))
+            group.addTask {
+                defer { handoff.finish() }
+                do {
+                    try await transferLane(backlog, held: held, meter: meter, outcomes: outcomes, handoff: handoff)
+                    return nil
+                } catch {
+                    return error  // the finishing lane still finishes what was handed over
+                }
+            }
+            // A failure of the finishing lane (the server is down) ends the group, cancelling the transfers.
+            while let result = try await group.next() {
+                if let result { transferError = result }
+            }
         }
-        summary.bytesOverLink = meter.linkBytes
-        summary.bytesOverWiFi = meter.wifiBytes
-        summary.seconds = ProcessInfo.processInfo.systemUptime - started - gate.pausedSeconds
-        return summary
+        if let transferError { throw transferError }
+        let order = Dictionary(backlog.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let (synced, failed) = outcomes.state.withLock { $0 }
+        return DeviceSyncSummary(
+            synced: synced.values.sorted { order[$0.id, default: 0] < order[$1.id, default: 0] }, failed: failed,
+            bytesOverLink: meter.linkBytes, bytesOverWiFi: meter.wifiBytes,
+            seconds: ProcessInfo.processInfo.systemUptime - started - gate.pausedSeconds)
     }
 
-    // MARK: One recording
+    // MARK: Transfer lane
 
-    private func sync(
-        _ recording: EarshotDevice.DeviceRecording, held: EarshotAPI.DeviceRecording?, wifi: inout Bool,
-        meter: RateMeter
-    ) async throws -> SyncedRecording {
-        let sha = recording.sha256Hex
-        let journalURL = DeviceSyncJournal.location(
+    /// Moves each recording's bytes (link or Wi-Fi), one recording at a time, planning the next one's upload while
+    /// the current one moves; hands each to the finishing lane.
+    private func transferLane(
+        _ backlog: [EarshotDevice.DeviceRecording], held: [Int64: EarshotAPI.DeviceRecording], meter: RateMeter,
+        outcomes: Outcomes, handoff: AsyncStream<Transferred>.Continuation
+    ) async throws {
+        let wifi = Locked(options.wifi.useWiFi(backlogBytes: meter.total))
+        var prepared: (journal: DeviceSyncJournal, resumed: Bool)?
+        for (index, recording) in backlog.enumerated() {
+            try await gate.wait()
+            let url = journalURL(recording)
+            if let known = held[Int64(recording.id)] {
+                // Held since an earlier run died before acknowledging: acknowledge it here, before anything else.
+                try await finish(
+                    Transferred(recording: recording, held: known, url: url, resumed: true), meter: meter,
+                    outcomes: outcomes)
+                prepared = nil
+                continue
+            }
+            let upcoming = backlog.indices.contains(index + 1) ? backlog[index + 1] : nil
+            let planNext = upcoming.map { held[Int64($0.id)] == nil } ?? false
+            // The next recording's upload is planned while this one moves (the link does not wait for the platform).
+            async let next: (journal: DeviceSyncJournal, resumed: Bool)? =
+                planNext ? try await prepare(upcoming!, wifi: wifi.withLock { $0 }) : nil
+            let planned: (journal: DeviceSyncJournal, resumed: Bool)
+            if let prepared { planned = prepared } else { planned = try await prepare(recording, wifi: wifi.withLock { $0 }) }
+            var journal = planned.journal
+            if journal.stage == .uploading {
+                if journal.viaWiFi && !wifi.withLock({ $0 }) {
+                    journal.viaWiFi = false  // planned before the Wi-Fi fell back: the app PUTs these parts itself
+                    try journal.save(to: url)
+                }
+                meter.begin(recording, done: journal.storedBytes, viaWiFi: journal.viaWiFi)
+                if journal.viaWiFi {
+                    do {
+                        try await uploadOverWiFi(recording, journal: &journal, url: url, meter: meter)
+                    } catch let error as EarshotError where error.code == .device || error.code == .deviceOffline {
+                        // No Wi-Fi on this device (or it failed): the link carries this one and the rest.
+                        wifi.withLock { $0 = false }
+                        journal.viaWiFi = false
+                        try journal.save(to: url)
+                        meter.begin(recording, done: journal.storedBytes, viaWiFi: false)
+                    }
+                }
+                if !journal.viaWiFi {
+                    try await uploadOverLink(recording, journal: &journal, url: url, meter: meter)
+                }
+            }
+            handoff.yield(Transferred(recording: recording, journal: journal, url: url, resumed: planned.resumed))
+            prepared = try await next
+        }
+    }
+
+    private func journalURL(_ recording: EarshotDevice.DeviceRecording) -> URL {
+        DeviceSyncJournal.location(
             in: options.stateDirectory, baseURL: platform.baseURL, serial: device.serial, recording: recording.id,
-            sha256: sha)
-        let saved = DeviceSyncJournal.load(from: journalURL)
-        var resumed = saved != nil
-        var viaWiFi = saved?.viaWiFi ?? false
-        var recordID: String
+            sha256: recording.sha256Hex)
+    }
 
-        if let held {
+    // MARK: Finishing lane
+
+    /// Finishes handed-over recordings, up to ``Options/finishing`` at once.
+    private func finishLane(_ handoffs: AsyncStream<Transferred>, meter: RateMeter, outcomes: Outcomes)
+        async throws
+    {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var running = 0
+            for await item in handoffs {
+                if running >= max(options.finishing, 1) {
+                    try await group.next()
+                    running -= 1
+                }
+                group.addTask { try await finish(item, meter: meter, outcomes: outcomes) }
+                running += 1
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// PUTs what is left, completes, registers and acknowledges one recording; a refused one is reported and kept.
+    private func finish(_ item: Transferred, meter: RateMeter, outcomes: Outcomes) async throws {
+        let recording = item.recording
+        do {
+            let synced = try await finishing(item, meter: meter)
+            outcomes.state.withLock { $0.synced[recording.id] = synced }
+            events.yield(.synced(synced))
+        } catch let error as EarshotError where error.code == .integrity || error.code == .conflict {
+            // This recording's bytes or digest were refused: it stays on the device; go on with the next.
+            outcomes.state.withLock { $0.failed[recording.id] = error.message }
+            events.yield(.failed(recording: recording.id, error))
+            meter.skip(recording)
+        }
+        events.yield(.progress(meter.progress(current: nil)))
+    }
+
+    private func finishing(_ item: Transferred, meter: RateMeter) async throws -> SyncedRecording {
+        let recording = item.recording
+        let sha = recording.sha256Hex
+        let url = item.url
+        var viaWiFi = false
+        var recordID: String
+        if let held = item.held {
             guard held.sha256.lowercased() == sha else {
                 throw EarshotError(
                     .conflict,
@@ -83,31 +206,18 @@ struct DeviceSyncEngine: Sendable {
                         + "device's (\(sha)); it is kept on the device")
             }
             recordID = held.recordID
-            resumed = true
         } else {
-            var journal = try await prepare(recording, saved: saved, url: journalURL, wifi: wifi)
+            guard var journal = item.journal else {
+                throw EarshotError(.invalidResponse, "recording \(recording.id) was handed over without a journal")
+            }
+            viaWiFi = journal.viaWiFi
             if journal.stage == .uploading {
-                meter.begin(recording, done: journal.storedBytes, viaWiFi: journal.viaWiFi)
-                if journal.viaWiFi {
-                    do {
-                        try await uploadOverWiFi(recording, journal: &journal, url: journalURL, meter: meter)
-                    } catch let error as EarshotError where error.code == .device || error.code == .deviceOffline {
-                        // No Wi-Fi on this device (or it failed): the link carries this one and the rest.
-                        wifi = false
-                        journal.viaWiFi = false
-                        try journal.save(to: journalURL)
-                        meter.begin(recording, done: journal.storedBytes, viaWiFi: false)
-                    }
-                }
-                if !journal.viaWiFi {
-                    try await uploadOverLink(recording, journal: &journal, url: journalURL, meter: meter)
-                }
-                viaWiFi = journal.viaWiFi
+                try await putSpooledParts(recording, journal: &journal, url: url, meter: meter)
                 journal.fileID = try await platform.complete(
                     fileID: journal.fileID, uploadID: journal.uploadID, etags: journal.etags,
                     filetype: journal.filetype)
                 journal.stage = .completed
-                try journal.save(to: journalURL)
+                try journal.save(to: url)
             }
             if journal.stage == .completed {
                 let registered: EarshotAPI.DeviceRecording
@@ -123,7 +233,7 @@ struct DeviceSyncEngine: Sendable {
                 {
                     // The uploaded file is not the device's recording (its digest differs) or is taken: start this
                     // recording over next time, and keep it on the device.
-                    DeviceSyncJournal.remove(journalURL)
+                    DeviceSyncJournal.remove(url)
                     throw EarshotError(
                         .integrity, "recording \(recording.id) was refused by the server: \(error.message)",
                         status: error.status, requestID: error.requestID, underlying: error)
@@ -134,21 +244,46 @@ struct DeviceSyncEngine: Sendable {
                 }
                 journal.stage = .registered
                 journal.recordID = registered.recordID
-                try journal.save(to: journalURL)
+                try journal.save(to: url)
             }
             recordID = journal.recordID ?? ""
         }
         // The server confirmed it holds this digest: now, and only now, the device may free it.
         let freed = try await device.acknowledge(recording.id, sha256: recording.sha256)
-        DeviceSyncJournal.remove(journalURL)
+        DeviceSyncJournal.remove(url)
         meter.finish(recording)
         return SyncedRecording(
             id: recording.id, recordID: recordID, sha256: sha, size: Int64(recording.size),
             durationMs: Int(recording.durationMs), startedAtMs: Int64(recording.startedAtMs),
-            freedBytes: Int64(freed ?? 0), resumed: resumed, viaWiFi: viaWiFi)
+            freedBytes: Int64(freed ?? 0), resumed: item.resumed, viaWiFi: viaWiFi)
+    }
+
+    /// PUTs the parts the transfer lane left in the spool (the last part read over the link).
+    private func putSpooledParts(
+        _ recording: EarshotDevice.DeviceRecording, journal: inout DeviceSyncJournal, url: URL, meter: RateMeter
+    ) async throws {
+        for number in 1...max(journal.partCount, 1) where journal.etags[number] == nil {
+            let spool = PartSpool(url: DeviceSyncJournal.spool(for: url))
+            guard journal.spoolPart == number, spool.count == Int64(journal.range(of: number).count) else {
+                throw EarshotError(
+                    .device, "recording \(recording.id): part \(number) was not read from the device; sync again")
+            }
+            journal.etags[number] = try await put(try spool.read(), part: number, journal: &journal, url: url)
+            journal.spoolPart = nil
+            try journal.save(to: url)
+            try? FileManager.default.removeItem(at: spool.url)
+        }
     }
 
     /// The journal to continue with: the saved one when the server still has its upload, else a new plan.
+    private func prepare(_ recording: EarshotDevice.DeviceRecording, wifi: Bool) async throws
+        -> (journal: DeviceSyncJournal, resumed: Bool)
+    {
+        let url = journalURL(recording)
+        let saved = DeviceSyncJournal.load(from: url)
+        return (try await prepare(recording, saved: saved, url: url, wifi: wifi), saved != nil)
+    }
+
     private func prepare(
         _ recording: EarshotDevice.DeviceRecording, saved: DeviceSyncJournal?, url: URL, wifi: Bool
     ) async throws -> DeviceSyncJournal {
@@ -204,12 +339,14 @@ struct DeviceSyncEngine: Sendable {
         return journal
     }
 
-    /// Reads each missing part from the device in windows, spooling it, then PUTs it.
+    /// Reads each missing part from the device in windows (``Options/readAhead`` more requested while one is
+    /// spooled), spooling it, then PUTs it; the last part stays in the spool for the finishing lane to PUT.
     private func uploadOverLink(
         _ recording: EarshotDevice.DeviceRecording, journal: inout DeviceSyncJournal, url: URL, meter: RateMeter
     ) async throws {
         let spool = PartSpool(url: DeviceSyncJournal.spool(for: url))
-        for number in 1...max(journal.partCount, 1) where journal.etags[number] == nil {
+        let missing = (1...max(journal.partCount, 1)).filter { journal.etags[$0] == nil }
+        for number in missing {
             let range = journal.range(of: number)
             let length = Int64(range.count)
             var have: Int64 = 0
@@ -222,20 +359,30 @@ struct DeviceSyncEngine: Sendable {
                 try journal.save(to: url)
             }
             meter.advance(recording, done: journal.storedBytes + have, linkBytes: 0)
-            while have < length {
-                try await gate.wait()
-                let ask = UInt32(min(Int64(options.window), length - have))
-                let bytes = try await device.read(recording.id, offset: UInt64(range.lowerBound + have), length: ask)
-                guard !bytes.isEmpty else {
-                    throw EarshotError(
-                        .device, "recording \(recording.id) ended at byte \(range.lowerBound + have) of \(range.upperBound)")
-                }
-                let take = bytes.prefix(Int(length - have))
-                try spool.append(Array(take))
-                have += Int64(take.count)
-                meter.advance(recording, done: journal.storedBytes + have, linkBytes: Int64(take.count))
-                events.yield(.progress(meter.progress(current: recording)))
+            let step = Int64(options.window)
+            var windows: [Range<UInt64>] = []
+            var at = range.lowerBound + have
+            while at < range.upperBound {
+                let end = min(at + step, range.upperBound)
+                windows.append(UInt64(at)..<UInt64(end))
+                at = end
             }
+            try await gate.wait()
+            let stored = journal.storedBytes
+            try await device.read(recording.id, windows: windows, ahead: options.readAhead) { window, bytes in
+                guard bytes.count == window.count else {
+                    throw EarshotError(
+                        .device,
+                        "recording \(recording.id) ended at byte \(Int(window.lowerBound) + bytes.count) of "
+                            + "\(range.upperBound)")
+                }
+                try spool.append(bytes)
+                have += Int64(bytes.count)
+                meter.advance(recording, done: stored + have, linkBytes: Int64(bytes.count))
+                events.yield(.progress(meter.progress(current: recording)))
+                try await gate.wait()
+            }
+            if number == missing.last { return }  // the finishing lane PUTs it while the next recording is read
             let body = try spool.read()
             let etag = try await put(body, part: number, journal: &journal, url: url)
             journal.etags[number] = etag
@@ -284,9 +431,19 @@ struct DeviceSyncEngine: Sendable {
         try await device.upload(EarshotDevice.UploadPlan(recording: recording.id, expiresAtMs: expires, parts: parts))
         var lastChange = ProcessInfo.processInfo.systemUptime
         var lastSent: UInt64 = 0
+        var seen = -1
         while true {
-            try await Task.sleep(nanoseconds: 100_000_000)
+            try Task.checkCancellation()
             let state = wifiState.state(of: recording.id)
+            if state.version == seen {
+                // Nothing new: wait for the device's next event (or a second, to notice a stall).
+                await wifiState.change(of: recording.id, after: seen, timeoutSeconds: 1)
+                if ProcessInfo.processInfo.systemUptime - lastChange > options.wifiStallSeconds {
+                    throw EarshotError(.device, "the device's Wi-Fi upload of recording \(recording.id) stalled")
+                }
+                continue
+            }
+            seen = state.version
             if let reason = state.failed {
                 throw EarshotError(.device, "the device's Wi-Fi upload of recording \(recording.id) failed: \(reason)")
             }

@@ -2,7 +2,7 @@ public import EarshotAPI
 import Foundation
 
 /// The platform's device registry (`/open/partner/devices…`): bind, prove, report, register synced recordings, plan
-/// Wi-Fi uploads, list, rename and remove devices. ``DeviceManager`` drives it; use it directly for a device list
+/// Wi-Fi uploads, list, rename and remove devices, and the user's device defaults. ``DeviceManager`` drives it; use it directly for a device list
 /// screen. Works with a user token (the user's devices) or a partner token (pass `userID` where asked).
 public struct DevicesClient: Sendable {
     public let client: EarshotClient
@@ -88,13 +88,36 @@ public struct DevicesClient: Sendable {
         try await client.send(try .post(client.path(APIPath.deviceUploadPlan, ["serial": serial]), json: request))
     }
 
-    /// Renames a device, moves it to another home, or changes its automatic tasks.
+    /// Renames a device, moves it to another home, changes its own automatic-task settings (transcribe, summarise,
+    /// language, speech tier) or makes it follow the user's defaults again (`followDefaults`).
     public func update(_ serial: String, _ request: DeviceUpdateRequest) async throws -> Device {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return try await client.send(
             APIRequest(
                 method: "PATCH", path: client.path(APIPath.device, ["serial": serial]), body: try encoder.encode(request),
+                contentType: "application/json", idempotent: true))
+    }
+
+    /// The user's device defaults: what devices without their own setting do with a synced recording (transcribe,
+    /// summarise, language, speech tier). A partner token names the user with `userID`.
+    public func defaults(userID: String? = nil) async throws -> DeviceDefaults {
+        var path = APIPath.deviceDefaults
+        if let userID {
+            path += "?user_id=" + (userID.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? userID)
+        }
+        return try await client.send(.get(path))
+    }
+
+    /// Changes the user's device defaults (what the request sends); devices with their own setting keep it.
+    ///
+    /// - Throws: ``EarshotError`` `INVALID_ARGUMENT` for an empty request, an unknown language or speech tier.
+    public func updateDefaults(_ request: DeviceDefaultsUpdateRequest) async throws -> DeviceDefaults {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return try await client.send(
+            APIRequest(
+                method: "PATCH", path: APIPath.deviceDefaults, body: try encoder.encode(request),
                 contentType: "application/json", idempotent: true))
     }
 

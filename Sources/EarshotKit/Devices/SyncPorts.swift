@@ -14,6 +14,12 @@ protocol SyncDevice: Sendable {
     func recordings() async throws -> [EarshotDevice.DeviceRecording]
     /// Up to `length` bytes from `offset`.
     func read(_ id: UInt32, offset: UInt64, length: UInt32) async throws -> [UInt8]
+    /// Reads consecutive `windows` of a recording in order, handing each one's bytes to `body` (which may throw to
+    /// stop), with up to `ahead` more windows already requested while `body` runs, so the link never idles.
+    func read(
+        _ id: UInt32, windows: [Range<UInt64>], ahead: Int,
+        into body: (Range<UInt64>, [UInt8]) async throws -> Void
+    ) async throws
     /// Frees a recording; nil when it was already freed (an earlier acknowledgement got through).
     func acknowledge(_ id: UInt32, sha256: [UInt8]) async throws -> UInt64?
     /// Hands the device a Wi-Fi upload plan (events report the outcome).
@@ -38,6 +44,18 @@ protocol SyncPlatform: Sendable {
     func complete(fileID: String, uploadID: String, etags: [Int: String], filetype: String) async throws -> String
     /// Registers the recording: the server checks the digest and makes the record once.
     func register(_ request: DeviceRecordingRequest, serial: String) async throws -> EarshotAPI.DeviceRecording
+}
+
+extension SyncDevice {
+    /// One window at a time, for devices that cannot queue requests.
+    func read(
+        _ id: UInt32, windows: [Range<UInt64>], ahead: Int,
+        into body: (Range<UInt64>, [UInt8]) async throws -> Void
+    ) async throws {
+        for window in windows {
+            try await body(window, try await read(id, offset: window.lowerBound, length: UInt32(window.count)))
+        }
+    }
 }
 
 /// The device protocol over a connection, as the sync engine wants it: device errors as ``EarshotError``.
@@ -65,6 +83,33 @@ struct LinkedDevice: SyncDevice {
                 recording: id, offset: offset, length: length, timeoutSeconds: timeoutSeconds)
         } catch let error as DeviceProtocolError {
             throw DeviceErrors.wrap(error, "read of recording \(id) at \(offset)")
+        }
+    }
+
+    /// Pipelined: the device answers requests in the order they were sent, so `ahead` reads wait in its queue while
+    /// one is spooled. A read whose answer is no longer wanted (an error, a cancelled sync) is dropped.
+    func read(
+        _ id: UInt32, windows: [Range<UInt64>], ahead: Int,
+        into body: (Range<UInt64>, [UInt8]) async throws -> Void
+    ) async throws {
+        var started: [DeviceConnection.PendingRead] = []
+        var next = 0
+        defer { for read in started { connection.cancel(read) } }
+        do {
+            while next < windows.count || !started.isEmpty {
+                while started.count <= max(ahead, 0), next < windows.count {
+                    let window = windows[next]
+                    started.append(
+                        try connection.startRead(
+                            recording: id, offset: window.lowerBound, length: UInt32(window.count)))
+                    next += 1
+                }
+                let read = started.removeFirst()
+                let bytes = try await connection.bytes(of: read, timeoutSeconds: timeoutSeconds)
+                try await body(read.offset..<read.offset + UInt64(read.length), bytes)
+            }
+        } catch let error as DeviceProtocolError {
+            throw DeviceErrors.wrap(error, "read of recording \(id)")
         }
     }
 

@@ -8,7 +8,7 @@ import Foundation
 /// checked end to end, and gets the device's automatic tasks. The app acknowledges a recording to the device (which
 /// then frees it) only after ``store(for:serial:_:)`` answered.
 extension DeviceRegistry {
-    /// The speech tier of automatic transcriptions.
+    /// The speech tier of automatic transcriptions unless the device or its user chose another.
     static let autoModel = "asr-fast"
 
     /// Stores a synced recording: checks that the uploaded file's SHA-256 is the device's, makes it a record
@@ -63,6 +63,9 @@ extension DeviceRegistry {
         let at = now()
         let (queue, maxAttempts) = (records.tasks.queue, records.tasks.maxAttempts)
         let (transcribe, summarize) = (device.autoTranscribe, device.autoTranscribe && device.autoSummarize)
+        // The device's own language and speech tier, else its user's defaults (`auto`: detect the language).
+        let language = device.language == "auto" ? nil : device.language
+        let model = device.transcriptionModel
         let result = try await metadata.write { db -> (DeviceRecording, String?, Bool) in
             // Another request may have stored it meanwhile (the app retried): answer what is stored.
             if let stored = try Self.stored(db, device, recordingID) {
@@ -77,13 +80,13 @@ extension DeviceRegistry {
                 .init(
                     partnerID: device.partnerID, userID: device.userID, file: file,
                     title: Library.defaultTitle(file: nil, recordTime: request.startedAtMs),
-                    recordTime: request.startedAtMs, source: "device:\(device.serial)", durationMs: durationMs,
-                    envelope: envelope), at: at)
+                    recordTime: request.startedAtMs, language: language, source: "device:\(device.serial)",
+                    durationMs: durationMs, envelope: envelope), at: at)
             var jobID: String?
             if transcribe {
                 let payload = try RecordsService.json(
                     TranscriptionPayload(
-                        fileID: file.id, model: Self.autoModel, language: nil, task: "transcribe", diarization: nil,
+                        fileID: file.id, model: model, language: language, task: "transcribe", diarization: nil,
                         callbackURL: nil, userID: device.userID))
                 let job = try queue.insert(
                     db,
@@ -94,7 +97,7 @@ extension DeviceRegistry {
                 ).job
                 try RecordTasks.link(
                     db, jobID: job.id, recordID: record.id,
-                    plan: .transcribe(model: Self.autoModel, diarization: nil), at: job.createdAt)
+                    plan: .transcribe(model: model, diarization: nil), at: job.createdAt)
                 jobID = job.id
             }
             try db.execute(

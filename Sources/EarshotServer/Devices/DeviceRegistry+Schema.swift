@@ -119,6 +119,17 @@ extension DeviceRegistry {
                         );
                         CREATE INDEX device_recordings_record ON device_recordings (record_id);
                         """,
-                ])
+                ]),
+            Migration(
+                version: 2, name: "device_transcription_settings",
+                sql: """
+                    -- The language and speech tier of the automatic transcriptions: the user's defaults, and a
+                    -- device's own setting that wins over them. NULL follows (a device: the user's; a user: 'auto'
+                    -- detection and asr-fast). language is an ISO code or 'auto'.
+                    ALTER TABLE device_users ADD COLUMN language TEXT;
+                    ALTER TABLE device_users ADD COLUMN transcription_model TEXT;
+                    ALTER TABLE devices ADD COLUMN language TEXT;
+                    ALTER TABLE devices ADD COLUMN transcription_model TEXT;
+                    """),
         ])
 }

@@ -175,23 +175,33 @@ struct DeviceRegistry: Sendable {
     func update(for caller: Principal, serial: String, _ request: DeviceUpdateRequest) async throws -> Device {
         guard
             request.name != nil || request.homeID != nil || request.autoTranscribe != nil
-                || request.autoSummarize != nil
+                || request.autoSummarize != nil || request.language != nil || request.transcriptionModel != nil
+                || request.followDefaults == true
         else {
             throw PlatformError.invalidArgument(
-                "nothing to update: send name, home_id, auto_transcribe or auto_summarize")
+                "nothing to update: send name, home_id, auto_transcribe, auto_summarize, language, "
+                    + "transcription_model or follow_defaults: true")
         }
         let device = try await row(for: caller, serial: serial)
         let name = try request.name.map { try Self.label($0, field: "name") }
+        let language = try request.language.map(Self.settingLanguage)
+        let model = try request.transcriptionModel.map(Self.settingModel)
         let at = now()
         try await metadata.write { db in
             let homeID = try request.homeID.map {
                 try Self.home(db, $0, partnerID: device.partnerID, userID: device.userID)
             }
+            if request.followDefaults == true {
+                try db.execute(
+                    "UPDATE devices SET auto_transcribe = NULL, auto_summarize = NULL, language = NULL, "
+                        + "transcription_model = NULL WHERE serial = ?", device.serial)
+            }
             try db.execute(
                 "UPDATE devices SET name = COALESCE(?, name), home_id = COALESCE(?, home_id), "
                     + "auto_transcribe = COALESCE(?, auto_transcribe), auto_summarize = COALESCE(?, auto_summarize), "
+                    + "language = COALESCE(?, language), transcription_model = COALESCE(?, transcription_model), "
                     + "updated_at = ? WHERE serial = ?",
-                name, homeID, request.autoTranscribe, request.autoSummarize, at, device.serial)
+                name, homeID, request.autoTranscribe, request.autoSummarize, language, model, at, device.serial)
         }
         return try await detail(for: caller, serial: serial)
     }

@@ -2,7 +2,8 @@ import EarshotAPI
 import EarshotHTTP
 
 /// The device registry's routes (user token with `devices:bind`, or partner token acting for a user): homes,
-/// binding, proofs, status reports, device recordings and Wi-Fi upload plans (``DeviceRegistry``).
+/// the user's device defaults, binding, proofs, status reports, device recordings and Wi-Fi upload plans
+/// (``DeviceRegistry``).
 struct DeviceRoutes: Sendable {
     let devices: DeviceRegistry
 
@@ -25,6 +26,12 @@ struct DeviceRoutes: Sendable {
         api.delete(APIPath.home, access) { _, context, caller in
             try await devices.deleteHome(for: caller, id: try context.parameters.require("home_id"))
             return Response(status: .noContent)
+        }
+        api.get(APIPath.deviceDefaults, access) { request, _, caller in
+            try .json(try await devices.defaults(for: caller, userID: try TokenService.userFilter(request.query)))
+        }
+        api.patch(APIPath.deviceDefaults, access) { request, _, caller in
+            try .json(try await devices.updateDefaults(for: caller, try request.decode(DeviceDefaultsUpdateRequest.self)))
         }
         api.post(APIPath.devices, access) { request, _, caller in
             let (device, created) = try await devices.bind(for: caller, try request.decode(DeviceBindRequest.self))

@@ -17,6 +17,10 @@ struct DeviceRow: Sendable, Decodable {
     let autoTranscribe: Bool
     /// The device's own setting, else the user's, else off.
     let autoSummarize: Bool
+    /// The device's own setting, else the user's, else `auto` (detect).
+    let language: String
+    /// The device's own setting, else the user's, else `asr-fast`.
+    let transcriptionModel: String
     let reportJSON: String?
     let lastSeenAt: Int64?
     let boundAt: Int64
@@ -25,14 +29,18 @@ struct DeviceRow: Sendable, Decodable {
     static let columns =
         "d.serial, d.partner_id, d.user_id, d.home_id, d.name, d.model, d.firmware, d.state, d.secret, "
         + "COALESCE(d.auto_transcribe, u.auto_transcribe, 1) AS auto_transcribe, "
-        + "COALESCE(d.auto_summarize, u.auto_summarize, 0) AS auto_summarize, d.report, d.last_seen_at, d.bound_at"
+        + "COALESCE(d.auto_summarize, u.auto_summarize, 0) AS auto_summarize, "
+        + "COALESCE(d.language, u.language, 'auto') AS language, "
+        + "COALESCE(d.transcription_model, u.transcription_model, '\(DeviceRegistry.autoModel)') AS transcription_model, "
+        + "d.report, d.last_seen_at, d.bound_at"
 
     /// The tables ``columns`` read.
     static let from =
         "devices d LEFT JOIN device_users u ON u.partner_id = d.partner_id AND u.user_id = d.user_id"
 
     enum CodingKeys: String, CodingKey {
-        case serial, name, model, firmware, state, secret
+        case serial, name, model, firmware, state, secret, language
+        case transcriptionModel = "transcription_model"
         case partnerID = "partner_id"
         case userID = "user_id"
         case homeID = "home_id"
@@ -61,7 +69,8 @@ struct DeviceRow: Sendable, Decodable {
             homeID: homeID, userID: userID, owner: owner, online: isOnline(now: now, window: window),
             lastSeenMs: lastSeenAt,
             report: reportJSON.flatMap { try? JSONDecoder().decode(DeviceReport.self, from: Data($0.utf8)) },
-            autoTranscribe: autoTranscribe, autoSummarize: autoSummarize, boundAtMs: boundAt)
+            autoTranscribe: autoTranscribe, autoSummarize: autoSummarize, boundAtMs: boundAt, language: language,
+            transcriptionModel: transcriptionModel)
     }
 }
 

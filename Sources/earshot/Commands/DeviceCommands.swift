@@ -382,3 +382,107 @@ enum DeviceRenameCommand: Command {
         return 0
     }
 }
+
+/// The automatic-task settings `device defaults` and `device settings` share.
+enum DeviceSettingOptions {
+    static let options: [CommandSpec.Option] = [
+        .init("auto-transcribe", valueName: "on|off", help: "Transcribe each synced recording."),
+        .init("auto-summarize", valueName: "on|off", help: "Summarise it once transcribed."),
+        .init("language", valueName: "CODE", help: "The recordings' language (an ISO code such as en), or auto."),
+        .init("transcription-model", valueName: "TIER", help: "asr-fast (low latency) or asr-pro (high accuracy)."),
+    ]
+
+    static func toggle(_ arguments: ParsedArguments, _ name: String, command: String) throws -> Bool? {
+        guard let value = arguments.value(name) else { return nil }
+        switch value.lowercased() {
+        case "on", "true", "yes", "1": return true
+        case "off", "false", "no", "0": return false
+        default: throw ArgumentError(command: command, "--\(name) takes on or off (got \(value))")
+        }
+    }
+
+    static func describe(
+        autoTranscribe: Bool, autoSummarize: Bool, language: String, transcriptionModel: String
+    ) -> String {
+        "transcribe \(autoTranscribe ? "on" : "off"), summarize \(autoSummarize ? "on" : "off"), "
+            + "language \(language), model \(transcriptionModel)"
+    }
+}
+
+enum DeviceDefaultsCommand: Command {
+    static let name = "device defaults"
+    static let spec = CommandSpec(
+        name: "earshot device defaults",
+        abstract: "Show or change what your devices do with synced recordings.",
+        discussion: """
+            Your defaults for every device without its own setting: transcribe each synced recording (default on), \
+            summarise it (default off), its language (default auto: detected) and the speech tier (default \
+            asr-fast). Without options, prints them; with options, changes those and prints the result. A device's \
+            own setting ('earshot device settings') wins.
+            """,
+        options: DeviceCommandSupport.serverOptions + DeviceSettingOptions.options,
+        flags: [.init("json", help: "Print the defaults as JSON.")])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let manager = try DeviceCommandSupport.manager(arguments, command: spec.name)
+        let registry = DevicesClient(client: manager.client)
+        let update = DeviceDefaultsUpdateRequest(
+            autoTranscribe: try DeviceSettingOptions.toggle(arguments, "auto-transcribe", command: spec.name),
+            autoSummarize: try DeviceSettingOptions.toggle(arguments, "auto-summarize", command: spec.name),
+            language: arguments.value("language"), transcriptionModel: arguments.value("transcription-model"))
+        let defaults =
+            update == DeviceDefaultsUpdateRequest()
+            ? try await registry.defaults() : try await registry.updateDefaults(update)
+        if arguments.flag("json") {
+            try DeviceCommandSupport.printJSON(defaults)
+        } else {
+            DeviceCommandSupport.say(
+                "defaults for \(defaults.userID): "
+                    + DeviceSettingOptions.describe(
+                        autoTranscribe: defaults.autoTranscribe, autoSummarize: defaults.autoSummarize,
+                        language: defaults.language, transcriptionModel: defaults.transcriptionModel))
+        }
+        return 0
+    }
+}
+
+enum DeviceSettingsCommand: Command {
+    static let name = "device settings"
+    static let spec = CommandSpec(
+        name: "earshot device settings",
+        abstract: "Show or change one device's own automatic-task settings.",
+        discussion: """
+            Without options, prints what the device does with synced recordings (its own settings, else your \
+            defaults). With options, sets them for this device only; --follow-defaults forgets its own settings so \
+            it follows 'earshot device defaults' again.
+            """,
+        options: DeviceCommandSupport.serverOptions + DeviceSettingOptions.options,
+        flags: [
+            .init("follow-defaults", help: "Forget this device's own settings: follow your defaults."),
+            .init("json", help: "Print the device as JSON."),
+        ],
+        positionals: [.init("SERIAL", help: "The device.")])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let serial = try DeviceCommandSupport.serial(arguments, command: spec.name)
+        let manager = try DeviceCommandSupport.manager(arguments, command: spec.name)
+        let registry = DevicesClient(client: manager.client)
+        let update = DeviceUpdateRequest(
+            autoTranscribe: try DeviceSettingOptions.toggle(arguments, "auto-transcribe", command: spec.name),
+            autoSummarize: try DeviceSettingOptions.toggle(arguments, "auto-summarize", command: spec.name),
+            language: arguments.value("language"), transcriptionModel: arguments.value("transcription-model"),
+            followDefaults: arguments.flag("follow-defaults") ? true : nil)
+        let device =
+            update == DeviceUpdateRequest() ? try await registry.get(serial) : try await registry.update(serial, update)
+        if arguments.flag("json") {
+            try DeviceCommandSupport.printJSON(device)
+        } else {
+            DeviceCommandSupport.say(
+                "\(device.serial) (\(device.name)): "
+                    + DeviceSettingOptions.describe(
+                        autoTranscribe: device.autoTranscribe, autoSummarize: device.autoSummarize,
+                        language: device.language, transcriptionModel: device.transcriptionModel))
+        }
+        return 0
+    }
+}

@@ -127,6 +127,64 @@ import Testing
         second.connection.close()
     }
 
+    @Test func aLinkLostWithAPipelinedReadInFlightFreesNothingUnregisteredAndResumesAtTheFirstMissingByte()
+        async throws
+    {
+        // 8,000 B/s and 2 KiB windows: every window is a quarter second of link, and while one is spooled the next is
+        // already asked for, so the link goes away with a read in flight.
+        let card = try await Card.start(count: 3, rate: 8_000)
+        defer { card.link.cancel() }
+        let platform = FakePlatform(log: SyncLog(), chunkSize: 64 << 10)
+        let state = card.directory.appendingPathComponent("state")
+        let backlog = await card.recorder.recordings
+        let first = try await card.connect()
+        let (events, continuation) = AsyncStream.makeStream(of: DeviceSyncEvent.self)
+        let running = Task {
+            try await engine(first, platform, state: state, window: 2_048, events: continuation).run()
+        }
+        // Lose the link (without cancelling the sync) 3,000 bytes into the second recording.
+        let deadline = ContinuousClock.now + .seconds(300)
+        for await event in events {
+            if case .progress(let progress) = event, let current = progress.current, current.id == backlog[1].id,
+                current.completedBytes >= 3_000
+            {
+                break
+            }
+            if ContinuousClock.now > deadline { break }
+        }
+        first.connection.close()
+        await #expect(throws: EarshotError.self) { try await running.value }
+
+        // Nothing the server does not hold was freed; what was read is journalled, whole windows in order.
+        let left = await card.recorder.recordings
+        for recording in backlog where !left.contains(recording) {
+            #expect(platform.registered.withLock { $0[Int64(recording.id)]?.sha256 } == recording.sha256Hex)
+        }
+        var unread: Int64 = 0
+        for recording in left where platform.registered.withLock({ $0[Int64(recording.id)] == nil }) {
+            let url = DeviceSyncJournal.location(
+                in: state, baseURL: platform.baseURL, serial: first.serial, recording: recording.id,
+                sha256: recording.sha256Hex)
+            guard let journal = DeviceSyncJournal.load(from: url) else {
+                unread += Int64(recording.size)
+                continue
+            }
+            guard journal.stage == .uploading else { continue }
+            let spooled = journal.spoolPart == nil ? 0 : PartSpool(url: DeviceSyncJournal.spool(for: url)).count
+            if recording.id == backlog[1].id { #expect(spooled >= 2_048, "the second recording was being read") }
+            unread += Int64(recording.size) - journal.storedBytes - spooled
+        }
+
+        // The next sync reads exactly the bytes not yet stored, and the server checks every digest.
+        let second = try await card.connect()
+        let summary = try await engine(second, platform, state: state, window: 2_048).run()
+        #expect(summary.bytesOverLink == unread, "read \(summary.bytesOverLink) bytes, \(unread) were missing")
+        #expect(summary.synced.map(\.id) == left.map(\.id))
+        #expect(await card.recorder.recordings.isEmpty)
+        #expect(platform.registered.withLock { $0.count } == backlog.count, "each recording registered once")
+        second.connection.close()
+    }
+
     @Test func scanIgnoresAdvertisementsOfDevicesThatAreGone() async throws {
         let directory = try TestEnvironment.makeTemporaryDirectory("device-scan")
         defer { try? FileManager.default.removeItem(at: directory) }
