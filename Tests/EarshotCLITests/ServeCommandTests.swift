@@ -51,6 +51,23 @@ import Testing
         #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port)"))
     }
 
+    @Test func anUnreachableDatabaseOrObjectStoreAtStartIsAClearErrorAndExitCode() async throws {
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Port 1 on loopback: nothing listens, the connection is refused at once.
+        let database = try await Program.earshot.run(
+            ["serve", "--port", "0", "--data-dir", directory.path, "--database", "postgresql://earshot@127.0.0.1:1/e"])
+        #expect(database.status == 69, "\(database)")
+        #expect(database.stderr.contains("cannot connect to PostgreSQL at postgresql://earshot@127.0.0.1:1/e"))
+        #expect(database.stderr.contains("check the database URL"), "\(database.stderr)")
+        let store = try await Program.earshot.run(
+            ["serve", "--port", "0", "--data-dir", directory.path, "--blob-store", "s3://127.0.0.1:1/audio"],
+            environment: ["AWS_ACCESS_KEY_ID": "earshot", "AWS_SECRET_ACCESS_KEY": "not-a-secret"])
+        #expect(store.status == 69, "\(store)")
+        #expect(store.stderr.contains("cannot reach the object store"), "\(store.stderr)")
+        #expect(store.stderr.contains("check the blob-store URL") && !store.stderr.contains("NSURLErrorDomain"))
+    }
+
     @Test func helpListsCommandsAndOptions() async throws {
         let root = try await Program.earshot.run(["--help"])
         #expect(root.status == 0, "\(root)")

@@ -1,4 +1,5 @@
 import EarshotAPI
+import EarshotCore
 import EarshotHTTP
 import EarshotStore
 import Foundation
@@ -41,11 +42,15 @@ struct IsolationMatrixTests {
         var keyID = ""
         var serial = "ES1-ISOLATION"
         var homeID = ""
+        var evaluationID = ""
         let title = "Isolation secret title"
 
         /// What must never appear in another principal's answers.
         var secrets: [String] {
-            [uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, keyID, serial, homeID, title]
+            [
+                uploadID, fileID, taskID, recordID, recordTaskID, voiceprintID, sessionID, keyID, serial, homeID,
+                evaluationID, title,
+            ]
         }
     }
 
@@ -62,6 +67,7 @@ struct IsolationMatrixTests {
         case "key_id": fixture.keyID
         case "serial": fixture.serial
         case "home_id": fixture.homeID
+        case "evaluation_id": fixture.evaluationID
         default: nil
         }
     }
@@ -101,6 +107,7 @@ struct IsolationMatrixTests {
                 "sha256": String(repeating: "0", count: 64), "file_id": fixture.fileID,
             ]
         case "POST /open/partner/devices/{serial}/upload-plan": ["recording_id": 2, "size": 10, "codec": "wav"]
+        case "POST /open/partner/evaluations": ["clips": [["record_id": fixture.recordID, "reference": "stolen"]]]
         default: [:]
         }
     }
@@ -166,6 +173,14 @@ struct IsolationMatrixTests {
                 "POST", APIPath.apiKeys, token: ownerToken, json: ["name": "owner's key", "scopes": ["partner"]])
             try #require(key.status == 201, "\(key.text)")
             fixture.keyID = try key.decode(CreatedAPIKey.self).key.keyID
+            // The owner's evaluation of the record (scored as the service stores it; no transcript is needed here).
+            fixture.evaluationID = Identifier.make(prefix: "evl")
+            let scores = try RecordsService.json(
+                EvaluationItem(
+                    evaluationID: fixture.evaluationID, userID: "owner", title: fixture.title, language: "en",
+                    createdAtMs: 1, wer: 0, cer: 0, accuracy: 1, referenceWords: 1, substitutions: 0, deletions: 0,
+                    insertions: 0, cpWER: nil, models: [],
+                    clips: [.init(recordID: fixture.recordID, name: fixture.title, wer: 0, referenceWords: 1)]))
             let store = try await platform.openStore()
             try await store.write { [fixture] db in
                 let partnerID = try db.scalar(
@@ -174,6 +189,10 @@ struct IsolationMatrixTests {
                     "INSERT INTO voiceprints (id, partner_id, user_id, name, model, vector, speech_ms, file_id, "
                         + "created_at) VALUES (?, ?, 'owner', 'Owner', 'resemblyzer', x'00000000', 5000, ?, 1)",
                     fixture.voiceprintID, partnerID, fixture.fileID)
+                try db.execute(
+                    "INSERT INTO evaluations (id, partner_id, user_id, scores, report, created_at) "
+                        + "VALUES (?, ?, 'owner', ?, ?, 1)",
+                    fixture.evaluationID, partnerID, scores, "<p>\(fixture.title)</p>")
             }
             await store.close()
             // The owner's device (bound, online) and home.

@@ -70,12 +70,18 @@ struct S3Client: Sendable {
                 failure = "HTTP \(answer.status) \(answer.errorCode ?? "") \(answer.errorMessage)"
             } catch let error as CancellationError {
                 throw error
+            } catch let error as URLError {
+                // The transport's own words ("Couldn't connect to server"), not the NSError dump.
+                let reason = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription
+                failure = "\(reason) (URLError \(error.code.rawValue))"
             } catch {
                 failure = "\(error)"
             }
             guard attempt < attempts else {
                 throw StoreError(
-                    .unavailable, "S3 \(what): \(endpoint.absoluteString) failed \(attempt) times, last: \(failure)")
+                    .unavailable,
+                    "cannot reach the object store: S3 \(what) at \(endpoint.absoluteString) failed \(attempt) times, "
+                        + "last: \(failure) (check the blob-store URL, that the store runs and this host can reach it)")
             }
             let base = retryDelay * (1 << min(attempt - 1, 6))
             try await Task.sleep(for: base + .milliseconds(Int.random(in: 0...50)))
