@@ -58,6 +58,17 @@ import Testing
         #expect(ids.count == operations.count)
         #expect(Set(ids).count == ids.count)
         #expect(operations.allSatisfy { ($0["responses"] as? [String: Any])?.isEmpty == false })
+        // Every body is held to a limit (max-json-body, or the route's own), so every operation that takes one
+        // documents the 413 it answers past it.
+        let bodyWithout413 = paths.flatMap { path, item in
+            methods.compactMap { method -> String? in
+                guard let operation = item[method] as? [String: Any], operation["requestBody"] != nil,
+                    (operation["responses"] as? [String: Any])?["413"] == nil
+                else { return nil }
+                return "\(method.uppercased()) \(path)"
+            }
+        }
+        #expect(bodyWithout413.isEmpty, "operations with a body but no 413: \(bodyWithout413.sorted())")
     }
 
     @Test func theServedDocumentIsDocsOpenAPIJSONWithThisServer() async throws {
