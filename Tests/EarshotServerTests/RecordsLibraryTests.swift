@@ -87,6 +87,7 @@ import Testing
             let a = try await platform.createRecord(
                 token: user, ["tags": ["work"], "record_time_ms": day + 3_600_000, "source": "phone"])
             let b = try await platform.createRecord(token: user, ["tags": ["home"], "record_time_ms": day - 1])
+            let c = try await platform.createRecord(token: user, ["record_time_ms": day - 2, "source": "device:RC-7"])
             func list(_ query: String) async throws -> [String] {
                 let response = try await platform.send("GET", APIPath.records + "?" + query, token: user)
                 try #require(response.status == 200, "\(response.text)")
@@ -94,10 +95,13 @@ import Testing
             }
             #expect(try await list("tag=work") == [a.record.recordID])
             #expect(try await list("from=2025-11-29") == [a.record.recordID])
-            #expect(try await list("to=2025-11-28") == [b.record.recordID])
-            #expect(try await list("from=\(day - 10)&to=2025-11-29T00:30:00Z") == [b.record.recordID])
+            #expect(try await list("to=2025-11-28") == [b.record.recordID, c.record.recordID])
+            #expect(try await list("from=\(day - 10)&to=2025-11-29T00:30:00Z") == [b.record.recordID, c.record.recordID])
             #expect(try await list("source=phone") == [a.record.recordID])
-            #expect(try await list("has_transcript=false").count == 2)
+            #expect(try await list("source=device:RC-7") == [c.record.recordID])
+            #expect(try await list("source=device") == [c.record.recordID])  // any device
+            #expect(try await list("source=device:RC-8").isEmpty)
+            #expect(try await list("has_transcript=false").count == 3)
             #expect(try await list("has_transcript=true").isEmpty)
         }
     }

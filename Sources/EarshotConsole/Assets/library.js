@@ -50,7 +50,7 @@ function filterForm(query) {
       input('tag', 'Tag', 'text'),
       h('p', { class: 'field inline' }, h('label', { for: 'filter-source' }, 'Source'),
         h('select', { id: 'filter-source', name: 'source' },
-          [['', 'Any'], ['import', 'Upload'], ['phone', 'Phone']].map(([value, label]) =>
+          [['', 'Any'], ['import', 'Upload'], ['phone', 'Phone'], ['device', 'Recorder devices']].map(([value, label]) =>
             h('option', { value, selected: (query.get('source') ?? '') === value }, label)))),
       input('from', 'From', 'date'), input('to', 'To', 'date'),
       h('button', { type: 'submit' }, 'Apply')));

@@ -21,7 +21,8 @@ struct RecordsRoutes: Sendable {
             case let other?:
                 throw PlatformError.invalidArgument("has_transcript \"\(other.prefix(16))\" must be true or false")
             }
-            if let source = query["source"] { _ = try RecordsService.source(source) }
+            // A source as records carry it, or `device` for every device's.
+            if let source = query["source"], source != "device" { _ = try RecordsService.source(source) }
             let filters = RecordsService.Filters(
                 tag: query["tag"], from: try RecordsService.date(query["from"], name: "from"),
                 to: try RecordsService.date(query["to"], name: "to", endOfDay: true), source: query["source"],

@@ -174,14 +174,15 @@ struct RecordsService: Sendable {
                         ? "json_array_elements_text(records.tags::json) AS tag(value)" : "json_each(records.tags)")
                     + " WHERE value = ?)) "
                     + "AND (? IS NULL OR record_time >= ?) AND (? IS NULL OR record_time <= ?) "
-                    + "AND (? IS NULL OR source = ?) "
+                    + "AND (? IS NULL OR source = ? OR (? = 'device' AND source LIKE 'device:%')) "
                     + "AND (? IS NULL OR (CASE WHEN transcript IS NULL THEN 0 ELSE 1 END) = ?) "
                     + "AND (? IS NULL OR record_time < ? OR (record_time = ? AND id < ?)) "
                     + "ORDER BY record_time DESC, id DESC LIMIT ?",
                 [
                     .text(caller.partnerID), user.sqlValue, user.sqlValue, filters.tag.sqlValue, filters.tag.sqlValue,
                     filters.from.sqlValue, filters.from.sqlValue, filters.to.sqlValue, filters.to.sqlValue,
-                    filters.source.sqlValue, filters.source.sqlValue, filters.hasTranscript.sqlValue,
+                    filters.source.sqlValue, filters.source.sqlValue, filters.source.sqlValue,
+                    filters.hasTranscript.sqlValue,
                     filters.hasTranscript.sqlValue, (after?.0).sqlValue, (after?.0).sqlValue, (after?.0).sqlValue,
                     (after?.1).sqlValue, .integer(Int64(limit + 1)),
                 ]
