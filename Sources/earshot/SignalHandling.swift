@@ -22,7 +22,7 @@ enum SignalHandling {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler {
-                if received { exit(130) }
+                if received { _exit(130) }  // at once: no exit handlers under running threads
                 received = true
                 task.cancel()
             }

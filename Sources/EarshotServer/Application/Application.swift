@@ -22,12 +22,25 @@ public struct Application: Sendable {
         self.configuration = configuration
     }
 
+    /// How a graceful stop ended.
+    public enum Stop: Sendable {
+        /// Every decode left whisper.cpp: the process may exit normally.
+        case clean
+        /// A cancelled decode was still inside whisper.cpp 30 s after the shutdown (a very loaded machine; whisper.cpp
+        /// looks at its abort flag only between passes). Its job goes back to the queue when its lease expires. The
+        /// process must end with `_exit`: `exit` would run whisper.cpp's and ggml's static destructors under the
+        /// running decode thread and crash (SIGSEGV).
+        case decodesStillRunning
+    }
+
     /// Opens the stores, serves until cancelled, then shuts down gracefully.
     ///
     /// - Parameter onListening: called once with the bound port (useful with port 0).
+    /// - Returns: whether a decode was still running when it returned (see ``Stop``).
     /// - Throws: store errors at open (bad path, schema too new, failed migration) and HTTP start errors
     ///   (port in use); each message says what to fix.
-    public func run(onListening: @Sendable (Int) -> Void = { _ in }) async throws {
+    @discardableResult
+    public func run(onListening: @Sendable (Int) -> Void = { _ in }) async throws -> Stop {
         let metadata = try await Self.openMetadataStore(configuration)
         do {
             let blobs = try await Self.openBlobStore(configuration)
@@ -50,19 +63,21 @@ public struct Application: Sendable {
                 Console(apiPrefix: configuration.apiPrefix).register(on: router)
             }
             let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
+            let stop: Stop
             do {
                 try await serve(server, services, onListening: onListening)
             } catch {
-                await finishDecodes(services)
+                _ = await finishDecodes(services)
                 throw error
             }
-            await finishDecodes(services)
+            stop = await finishDecodes(services)
+            await metadata.close()
+            logger.notice("earshot stopped")
+            return stop
         } catch {
             await metadata.close()
             throw error
         }
-        await metadata.close()
-        logger.notice("earshot stopped")
     }
 
     /// Runs the HTTP server and the background services until the server stops (shutdown or cancellation).
@@ -97,10 +112,10 @@ public struct Application: Sendable {
     }
 
     /// Waits for decodes the workers cancelled to leave whisper.cpp, so the process never exits under them.
-    private func finishDecodes(_ services: Services) async {
-        if !(await services.engines.waitForDecodes(timeout: .seconds(30))) {
-            logger.warning("a decode was still running 30 s after shutdown; exiting anyway")
-        }
+    private func finishDecodes(_ services: Services) async -> Stop {
+        if await services.engines.waitForDecodes(timeout: .seconds(30)) { return .clean }
+        logger.warning("a decode was still running 30 s after shutdown; exiting without waiting for it")
+        return .decodesStillRunning
     }
 
     var httpConfiguration: HTTPServer.Configuration {

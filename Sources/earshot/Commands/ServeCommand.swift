@@ -36,8 +36,12 @@ enum ServeCommand: Command {
         LogSink.shared.bootstrap(level: configuration.logLevel, format: configuration.logFormat)
         let application = Application(configuration: configuration)
         do {
-            try await SignalHandling.runUntilTerminated {
-                try await application.run()
+            let stop = try await SignalHandling.cancellingOnInterrupt { try await application.run() }
+            if stop == .decodesStillRunning {
+                // The stores are closed; only a decode thread inside whisper.cpp is left, and exit()'s static
+                // destructors would pull ggml's state from under it.
+                fflush(nil)
+                _exit(0)
             }
         } catch let error as StoreError where error.code == .unavailable {
             writeError("\(command): \(error.message)")
