@@ -1,9 +1,9 @@
 internal import EarshotCore
-public import EarshotDevice
-public import Foundation
+internal import EarshotDevice
+internal import Foundation
 
 #if canImport(FoundationNetworking)
-    public import FoundationNetworking
+    internal import FoundationNetworking
 #endif
 
 /// The recorder's Wi-Fi: PUTs the parts of a handed-over upload plan straight to the platform's presigned URLs, at
