@@ -36,9 +36,8 @@ public struct TestPlatform: Sendable {
 
     /// Starts the application with `configure` applied to a test configuration, runs `body`, stops it.
     ///
-    /// - Parameter serialized: run while no other serialized platform runs (the default). The test process also
-    ///   runs suites that measure its resident memory (streamed uploads and decoding with flat RSS), and dozens of
-    ///   concurrent servers would skew them.
+    /// - Parameter serialized: wait for a permit of ``gate`` (the default), so that a few platforms run at once, not
+    ///   dozens on a 2-core machine.
     /// - Parameter dataDirectory: an existing data directory to serve (kept afterwards: a second `with` on it is a
     ///   restart); nil for a fresh one, removed after the body.
     public static func with(
@@ -67,8 +66,11 @@ public struct TestPlatform: Sendable {
         try await gate.withLock("server") { try await run(dataDirectory, configure, body) }
     }
 
-    /// What serialises the platform servers (and other tests that must not run beside them).
-    public static let gate = TaskGate()
+    /// What limits the platform servers running at once (and other tests that must not run beside them): two, so one
+    /// suite's waits (polling a task, a webhook's retry, a browser) overlap another's work; `EARSHOT_TEST_PLATFORMS`
+    /// sets another number (1 runs them one at a time, as when a test's failure may be interference).
+    public static let gate = TaskGate(
+        permits: ProcessInfo.processInfo.environment["EARSHOT_TEST_PLATFORMS"].flatMap { Int($0) } ?? 2)
 
     private static func run(
         _ existing: URL?,

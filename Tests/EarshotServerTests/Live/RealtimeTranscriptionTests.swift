@@ -9,8 +9,10 @@ import Testing
 /// `GET /v1/realtime?intent=transcription` driven by an independent client (Python `websockets`) that follows
 /// OpenAI's documented event flow with real speech (JFK's clip): server VAD at 24 kHz, manual commit at 16 kHz, bad
 /// input, and the session limit. The streamed text must match the offline transcript of the same clip.
-/// It decodes: it waits its turn with the other decoding suites, and its time limit is a hang guard (see Makefile).
-@Suite(.serialized, .exclusive("speech decoding"), .timeLimit(.minutes(30)))
+/// It decodes in the test process's platform server, so it waits its turn at the platform gate (`TestPlatform.with`),
+/// not at the "speech decoding" one: holding that gate while waiting for the platform gate would hold up every
+/// decoding suite behind every platform suite. Its time limit is a hang guard (see Makefile).
+@Suite(.serialized, .timeLimit(.minutes(30)))
 struct RealtimeTranscriptionTests {
     static let python = TestEnvironment.home.appendingPathComponent("venv/bin/python")
 
