@@ -73,7 +73,10 @@ struct DeviceSyncEngine: Sendable {
                 return nil
             }
             group.addTask {
-                defer { handoff.finish() }
+                defer {
+                    device.dropPrefetch()
+                    handoff.finish()
+                }
                 do {
                     try await transferLane(backlog, held: held, meter: meter, outcomes: outcomes, handoff: handoff)
                     return nil
@@ -142,7 +145,18 @@ struct DeviceSyncEngine: Sendable {
                     }
                 }
                 if !journal.viaWiFi {
-                    try await uploadOverLink(recording, journal: &journal, url: url, meter: meter)
+                    // A fresh next recording over the link starts at byte 0 in a part of this upload's size: its
+                    // first window follows this one's last on the link.
+                    // (A guess that turns out wrong costs one window of link time, never correctness.)
+                    let then = upcoming.flatMap { next -> (id: UInt32, window: Range<UInt64>)? in
+                        let saved = DeviceSyncJournal.load(from: journalURL(next))
+                        guard planNext, !wifi.withLock({ $0 }), next.size > 0,
+                            saved.map({ !$0.viaWiFi && $0.etags.isEmpty && $0.spoolPart == nil }) ?? true
+                        else { return nil }
+                        let part = UInt64(saved?.chunkSize ?? journal.chunkSize)
+                        return (next.id, 0..<min(UInt64(options.window), part, next.size))
+                    }
+                    try await uploadOverLink(recording, journal: &journal, url: url, meter: meter, then: then)
                 }
             }
             handoff.yield(Transferred(recording: recording, journal: journal, url: url, resumed: planned.resumed))
@@ -342,7 +356,8 @@ struct DeviceSyncEngine: Sendable {
     /// Reads each missing part from the device in windows (``Options/readAhead`` more requested while one is
     /// spooled), spooling it, then PUTs it; the last part stays in the spool for the finishing lane to PUT.
     private func uploadOverLink(
-        _ recording: EarshotDevice.DeviceRecording, journal: inout DeviceSyncJournal, url: URL, meter: RateMeter
+        _ recording: EarshotDevice.DeviceRecording, journal: inout DeviceSyncJournal, url: URL, meter: RateMeter,
+        then: (id: UInt32, window: Range<UInt64>)?
     ) async throws {
         let spool = PartSpool(url: DeviceSyncJournal.spool(for: url))
         let missing = (1...max(journal.partCount, 1)).filter { journal.etags[$0] == nil }
@@ -369,7 +384,9 @@ struct DeviceSyncEngine: Sendable {
             }
             try await gate.wait()
             let stored = journal.storedBytes
-            try await device.read(recording.id, windows: windows, ahead: options.readAhead) { window, bytes in
+            try await device.read(
+                recording.id, windows: windows, ahead: options.readAhead, then: number == missing.last ? then : nil
+            ) { window, bytes in
                 guard bytes.count == window.count else {
                     throw EarshotError(
                         .device,

@@ -16,10 +16,17 @@ protocol SyncDevice: Sendable {
     func read(_ id: UInt32, offset: UInt64, length: UInt32) async throws -> [UInt8]
     /// Reads consecutive `windows` of a recording in order, handing each one's bytes to `body` (which may throw to
     /// stop), with up to `ahead` more windows already requested while `body` runs, so the link never idles.
+    ///
+    /// `then` is the first window of the recording to be read next, when it is known: once every window of this read
+    /// is requested, it is requested too, so the link carries it while this recording is finished; the next `read`
+    /// whose first window it is takes its answer. A prefetch nobody takes is dropped by the next `read` or by
+    /// ``dropPrefetch()``.
     func read(
-        _ id: UInt32, windows: [Range<UInt64>], ahead: Int,
+        _ id: UInt32, windows: [Range<UInt64>], ahead: Int, then: (id: UInt32, window: Range<UInt64>)?,
         into body: (Range<UInt64>, [UInt8]) async throws -> Void
     ) async throws
+    /// Drops a read requested by `then` that no `read` took (the sync ended or went another way).
+    func dropPrefetch()
     /// Frees a recording; nil when it was already freed (an earlier acknowledgement got through).
     func acknowledge(_ id: UInt32, sha256: [UInt8]) async throws -> UInt64?
     /// Hands the device a Wi-Fi upload plan (events report the outcome).
@@ -47,15 +54,17 @@ protocol SyncPlatform: Sendable {
 }
 
 extension SyncDevice {
-    /// One window at a time, for devices that cannot queue requests.
+    /// One window at a time, for devices that cannot queue requests (no prefetch).
     func read(
-        _ id: UInt32, windows: [Range<UInt64>], ahead: Int,
+        _ id: UInt32, windows: [Range<UInt64>], ahead: Int, then: (id: UInt32, window: Range<UInt64>)?,
         into body: (Range<UInt64>, [UInt8]) async throws -> Void
     ) async throws {
         for window in windows {
             try await body(window, try await read(id, offset: window.lowerBound, length: UInt32(window.count)))
         }
     }
+
+    func dropPrefetch() {}
 }
 
 /// The device protocol over a connection, as the sync engine wants it: device errors as ``EarshotError``.
@@ -63,6 +72,14 @@ struct LinkedDevice: SyncDevice {
     let connection: DeviceConnection
     let serial: String
     var timeoutSeconds: Double = 30
+    /// The read a `then` requested ahead of its recording's own `read`.
+    private let prefetched = Locked<DeviceConnection.PendingRead?>(nil)
+
+    init(connection: DeviceConnection, serial: String, timeoutSeconds: Double = 30) {
+        self.connection = connection
+        self.serial = serial
+        self.timeoutSeconds = timeoutSeconds
+    }
 
     func recordings() async throws -> [EarshotDevice.DeviceRecording] {
         var all: [EarshotDevice.DeviceRecording] = []
@@ -87,14 +104,26 @@ struct LinkedDevice: SyncDevice {
     }
 
     /// Pipelined: the device answers requests in the order they were sent, so `ahead` reads wait in its queue while
-    /// one is spooled. A read whose answer is no longer wanted (an error, a cancelled sync) is dropped.
+    /// one is spooled, and the next recording's first window (`then`) follows this one's last. A read whose answer is
+    /// no longer wanted (an error, a cancelled sync) is dropped.
     func read(
-        _ id: UInt32, windows: [Range<UInt64>], ahead: Int,
+        _ id: UInt32, windows: [Range<UInt64>], ahead: Int, then: (id: UInt32, window: Range<UInt64>)?,
         into body: (Range<UInt64>, [UInt8]) async throws -> Void
     ) async throws {
         var started: [DeviceConnection.PendingRead] = []
         var next = 0
+        var follow = then
         defer { for read in started { connection.cancel(read) } }
+        if let early = prefetched.withLock({ pending in defer { pending = nil }; return pending }) {
+            if let first = windows.first, early.recording == id, early.offset == first.lowerBound,
+                early.length == UInt32(first.count)
+            {
+                started.append(early)
+                next = 1
+            } else {
+                connection.cancel(early)
+            }
+        }
         do {
             while next < windows.count || !started.isEmpty {
                 while started.count <= max(ahead, 0), next < windows.count {
@@ -104,12 +133,24 @@ struct LinkedDevice: SyncDevice {
                             recording: id, offset: window.lowerBound, length: UInt32(window.count)))
                     next += 1
                 }
+                if next == windows.count, started.count <= max(ahead, 0), let (nextID, window) = follow {
+                    let early = try connection.startRead(
+                        recording: nextID, offset: window.lowerBound, length: UInt32(window.count))
+                    prefetched.withLock { $0 = early }
+                    follow = nil
+                }
                 let read = started.removeFirst()
                 let bytes = try await connection.bytes(of: read, timeoutSeconds: timeoutSeconds)
                 try await body(read.offset..<read.offset + UInt64(read.length), bytes)
             }
         } catch let error as DeviceProtocolError {
             throw DeviceErrors.wrap(error, "read of recording \(id)")
+        }
+    }
+
+    func dropPrefetch() {
+        if let early = prefetched.withLock({ pending in defer { pending = nil }; return pending }) {
+            connection.cancel(early)
         }
     }
 
