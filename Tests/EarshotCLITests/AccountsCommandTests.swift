@@ -61,7 +61,7 @@ import Testing
             ["accounts", "create", "ada@example.com", "--owner", "--json"] + data, input: password)
         #expect(owner.status == 0 && owner.stdout.contains("\"role\":\"owner\""), "\(owner)")
         let bob = try await Program.earshot.run(["accounts", "create", "bob@example.com"] + data, input: password)
-        let bobID = try #require(bob.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let bobID = try #require(bob.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
         let granted = try await Program.earshot.run(["accounts", "grant-owner", bobID] + data)
         #expect(granted.status == 0 && granted.stdout.contains("owns the instance"), "\(granted)")
         var listed = try await Program.earshot.run(["accounts", "list"] + data)
@@ -82,7 +82,7 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("only accounts of the default tenant"), "\(refused)")
         let eve = try await Program.earshot.run(
             ["accounts", "create", "eve@example.com", "--partner", partnerID] + data, input: password)
-        let eveID = try #require(eve.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let eveID = try #require(eve.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
         let notHere = try await Program.earshot.run(["accounts", "grant-owner", eveID] + data)
         #expect(notHere.status == 1 && notHere.stderr.contains("only accounts of the default tenant"), "\(notHere)")
         let unknownAction = try await Program.earshot.run(["accounts", "grant-owners", eveID] + data)

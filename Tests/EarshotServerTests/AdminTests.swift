@@ -68,8 +68,12 @@ import Testing
             // The profile tells the console who owns the instance.
             let me = try await platform.send("GET", APIPath.accountMe, token: ada)
             #expect(me.object?["instance_owner"] as? Bool == true, "\(me.text)")
-            #expect(try await platform.send("GET", APIPath.accountMe, token: bob).object?["instance_owner"] as? Bool == false)
-            #expect(try await platform.send("GET", APIPath.accountMe, token: eve).object?["instance_owner"] as? Bool == false)
+            #expect(
+                try await platform.send("GET", APIPath.accountMe, token: bob).object?["instance_owner"] as? Bool
+                    == false)
+            #expect(
+                try await platform.send("GET", APIPath.accountMe, token: eve).object?["instance_owner"] as? Bool
+                    == false)
 
             let reads = [APIPath.adminPartners, APIPath.adminOverview, APIPath.adminWebhookDeliveries]
             for path in reads {
@@ -80,7 +84,9 @@ import Testing
                     ("a user token", userToken),
                 ] {
                     let refused = try await platform.send("GET", path, token: token)
-                    #expect(refused.status == 403 && refused.errorCode == "OWNER_REQUIRED", "\(who) on \(path): \(refused.text)")
+                    #expect(
+                        refused.status == 403 && refused.errorCode == "OWNER_REQUIRED",
+                        "\(who) on \(path): \(refused.text)")
                     #expect(refused.errorMessage.contains("earshot accounts grant-owner"))
                 }
                 for (who, token) in [
@@ -89,7 +95,9 @@ import Testing
                     ("nothing", nil),
                 ] {
                     let refused = try await platform.send("GET", path, token: token)
-                    #expect(refused.status == 401 && refused.errorCode == "UNAUTHORIZED", "\(who) on \(path): \(refused.text)")
+                    #expect(
+                        refused.status == 401 && refused.errorCode == "UNAUTHORIZED",
+                        "\(who) on \(path): \(refused.text)")
                 }
             }
             // Changes are refused the same way, before their body is looked at.
@@ -259,9 +267,11 @@ import Testing
                 let none = try await platform.send(
                     "GET", APIPath.adminWebhookDeliveries + "?partner_id=\(AccountDirectory.defaultTenant)", token: ada)
                 #expect(try none.decode(AdminWebhookDeliveryList.self).deliveries.isEmpty)
-                let failed = try await platform.send("GET", APIPath.adminWebhookDeliveries + "?state=failed", token: ada)
+                let failed = try await platform.send(
+                    "GET", APIPath.adminWebhookDeliveries + "?state=failed", token: ada)
                 #expect(try failed.decode(AdminWebhookDeliveryList.self).deliveries.isEmpty)
-                let badState = try await platform.send("GET", APIPath.adminWebhookDeliveries + "?state=lost", token: ada)
+                let badState = try await platform.send(
+                    "GET", APIPath.adminWebhookDeliveries + "?state=lost", token: ada)
                 #expect(badState.status == 400 && badState.errorMessage.contains("pending, delivered or failed"))
                 let unknown = try await platform.send(
                     "POST", APIPath.filled(APIPath.adminWebhookRedeliver, ["delivery_id": "whd_nosuchdelivery000"]),
@@ -290,7 +300,8 @@ import Testing
             #expect(overview.checks.map(\.name) == ["metadata", "blobs", "disk"] && overview.checks.allSatisfy(\.ok))
             let transcriptions = try #require(overview.jobs.first { $0.kind == "transcription" }, "\(overview.jobs)")
             #expect(transcriptions.queued == 2 && overview.queueDepth >= 2)
-            #expect(overview.requests.total >= 8 && overview.requests.clientErrors >= 1 && overview.requests.inFlight >= 1)
+            #expect(
+                overview.requests.total >= 8 && overview.requests.clientErrors >= 1 && overview.requests.inFlight >= 1)
             #expect(overview.partners == 2 && overview.accounts == 1)
             #expect(!overview.version.isEmpty && overview.startedAtMs > 1_700_000_000_000)
         }

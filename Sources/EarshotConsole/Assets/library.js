@@ -156,18 +156,21 @@ export async function libraryPage(main, query, { navigate }) {
 
   let timer = null;
   try {
-    // The device names load beside the first page and never hold it up: device records show the names known
-    // from the last visit (or the serial) until they arrive.
-    deviceNames().then((names) => {
+    // The device names are read once the first page is shown, so they never hold it up: device records show the
+    // names known from the last visit (or the serial) until they arrive.
+    const named = () => deviceNames().then((names) => {
       devices = names;
       for (const badge of list.querySelectorAll('.badge.source[data-source^="device:"]')) {
         badge.textContent = sourceText(badge.dataset.source, devices);
       }
       deviceOptions(filters, query);
     });
-    if (query.get('q')) await showHits(list, more, query);
-    else {
+    if (query.get('q')) {
+      await showHits(list, more, query);
+      named();
+    } else {
       await showPage(list, more, query, null);
+      named();
       timer = setInterval(() => refreshRunning(list).then((busy) => {
         if (!busy) { clearInterval(timer); timer = null; }
       }), 3000);

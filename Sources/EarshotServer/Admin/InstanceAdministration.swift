@@ -27,8 +27,10 @@ struct InstanceAdministration: Sendable {
         let at = now()
         return AdminPartnerList(
             partners: try await metadata.read { db in
-                let accounts = try Self.counts(db, "SELECT partner_id AS id, count(*) AS n FROM accounts GROUP BY partner_id")
-                let records = try Self.counts(db, "SELECT partner_id AS id, count(*) AS n FROM records GROUP BY partner_id")
+                let accounts = try Self.counts(
+                    db, "SELECT partner_id AS id, count(*) AS n FROM accounts GROUP BY partner_id")
+                let records = try Self.counts(
+                    db, "SELECT partner_id AS id, count(*) AS n FROM records GROUP BY partner_id")
                 return try db.query(
                     "SELECT p.id, p.name, p.status, p.created_at, p.generation, p.previous_secret_expires_at, "
                         + "coalesce(t.direct_sign_in, 0) AS direct_sign_in FROM partners p "
@@ -49,7 +51,8 @@ struct InstanceAdministration: Sendable {
     func createPartner(_ request: AdminPartnerCreateRequest) async throws -> AdminPartnerCredentials {
         let created = try await partners.create(name: request.name)
         return AdminPartnerCredentials(
-            partner: try await partner(created.clientID), clientID: created.clientID, clientSecret: created.clientSecret)
+            partner: try await partner(created.clientID), clientID: created.clientID, clientSecret: created.clientSecret
+        )
     }
 
     /// Disables (for good: its tokens and signed URLs never work again) or enables a partner. The default tenant
@@ -173,14 +176,18 @@ struct InstanceAdministration: Sendable {
                     succeeded: states["succeeded"] ?? 0, failed: states["failed"] ?? 0,
                     cancelled: states["cancelled"] ?? 0)
             }
-            func count(_ table: String) throws -> Int { try db.scalar("SELECT count(*) FROM \(table)", as: Int.self) ?? 0 }
+            func count(_ table: String) throws -> Int {
+                try db.scalar("SELECT count(*) FROM \(table)", as: Int.self) ?? 0
+            }
             return (jobs, try count("partners"), try count("accounts"), try count("records"))
         }
     }
 
     private static func counts(_ db: any SQLDatabase, _ sql: String) throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for row in try db.query(sql) { counts[try row.decode("id", as: String.self)] = try row.decode("n", as: Int.self) }
+        for row in try db.query(sql) {
+            counts[try row.decode("id", as: String.self)] = try row.decode("n", as: Int.self)
+        }
         return counts
     }
 
@@ -190,8 +197,10 @@ struct InstanceAdministration: Sendable {
         let id = try row.decode("id", as: String.self)
         let previous = try row.decode("previous_secret_expires_at", as: Int64?.self)
         return AdminPartner(
-            partnerID: id, name: try row.decode("name", as: String.self), status: try row.decode("status", as: String.self),
-            createdAtMs: try row.decode("created_at", as: Int64.self), generation: try row.decode("generation", as: Int.self),
+            partnerID: id, name: try row.decode("name", as: String.self),
+            status: try row.decode("status", as: String.self),
+            createdAtMs: try row.decode("created_at", as: Int64.self),
+            generation: try row.decode("generation", as: Int.self),
             defaultTenant: id == AccountDirectory.defaultTenant,
             previousSecretExpiresAtMs: previous.flatMap { $0 > now ? $0 : nil },
             directSignIn: try row.decode("direct_sign_in", as: Int.self) == 1, accounts: accounts[id] ?? 0,

@@ -65,7 +65,8 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     static let ownerRequired = PlatformError(
         .ownerRequired,
         "only the instance owner may do this: sign in with the owner's account (an operator grants the role on the "
-            + "server with 'earshot accounts grant-owner ACCOUNT_ID'); partner and user tokens never reach admin routes")
+            + "server with 'earshot accounts grant-owner ACCOUNT_ID'); partner and user tokens never reach admin "
+            + "routes")
     static func rateLimited(_ message: String, retryAfter: Int) -> PlatformError {
         .init(.rateLimited, message, retryAfter: retryAfter)
     }

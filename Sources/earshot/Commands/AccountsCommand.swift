@@ -66,8 +66,8 @@ enum AccountsCommand: Command {
                 partner != AccountDirectory.defaultTenant
             {
                 throw ArgumentError(
-                    command: spec.name, "--owner: only accounts of the default tenant can own the instance, not "
-                        + "of \(partner)")
+                    command: spec.name,
+                    "--owner: only accounts of the default tenant can own the instance, not of \(partner)")
             }
             var account = try await administration.create(
                 tenant: arguments.value("partner"), email: isEmail ? address : nil, phone: isEmail ? nil : address,
