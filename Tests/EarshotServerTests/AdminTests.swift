@@ -137,8 +137,9 @@ import Testing
         }
     }
 
-    @Test func theOwnerCreatesDisablesAndRotatesPartners() async throws {
-        try await TestPlatform.with { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func theOwnerCreatesDisablesAndRotatesPartners(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend) { platform in
             _ = try await Self.account(platform, "ada@example.com", owner: true)
             let ada = try await Self.session(platform, "ada@example.com")
             let created = try await platform.send(
@@ -226,10 +227,11 @@ import Testing
         }
     }
 
-    @Test func theOwnerSeesEveryPartnersDeliveriesAndRedeliversOne() async throws {
+    @Test(arguments: ServerTestBackend.available)
+    func theOwnerSeesEveryPartnersDeliveriesAndRedeliversOne(backend: ServerTestBackend) async throws {
         let receiver = WebhookTests.Receiver(statuses: [200])
         try await receiver.run { url in
-            try await TestPlatform.with(WebhookTests.fast) { platform in
+            try await TestPlatform.with(backend: backend, WebhookTests.fast) { platform in
                 _ = try await Self.account(platform, "ada@example.com", owner: true)
                 let ada = try await Self.session(platform, "ada@example.com")
                 let (acme, token, _) = try await platform.newUser("u1", partner: "Acme")
@@ -281,8 +283,9 @@ import Testing
         }
     }
 
-    @Test func theOverviewShowsReadinessRequestsAndTheQueue() async throws {
-        try await TestPlatform.with({ $0.workers = 0 }) { platform in
+    @Test(arguments: ServerTestBackend.available)
+    func theOverviewShowsReadinessRequestsAndTheQueue(backend: ServerTestBackend) async throws {
+        try await TestPlatform.with(backend: backend, { $0.workers = 0 }) { platform in
             _ = try await Self.account(platform, "ada@example.com", owner: true)
             let ada = try await Self.session(platform, "ada@example.com")
             let (_, token, _) = try await platform.newUser("u1", partner: "Acme")
