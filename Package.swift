@@ -78,7 +78,7 @@ targets += [
         name: "EarshotConsole", dependencies: ["EarshotHTTP", "EarshotCrypto"],
         resources: [
             "index.html", "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js",
-            "upload.js", "quality.js",
+            "upload.js", "quality.js", "devices.js", "admin.js",
         ].map { .embedInCode("Assets/" + $0) }),
     .target(
         name: "EarshotServer",

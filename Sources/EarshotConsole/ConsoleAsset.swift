@@ -32,6 +32,8 @@ struct ConsoleAsset: Sendable {
             ("wave.js", "text/javascript; charset=utf-8", PackageResources.wave_js),
             ("upload.js", "text/javascript; charset=utf-8", PackageResources.upload_js),
             ("quality.js", "text/javascript; charset=utf-8", PackageResources.quality_js),
+            ("devices.js", "text/javascript; charset=utf-8", PackageResources.devices_js),
+            ("admin.js", "text/javascript; charset=utf-8", PackageResources.admin_js),
         ]
         return Dictionary(
             uniqueKeysWithValues: files.map { ($0.0, ConsoleAsset(name: $0.0, contentType: $0.1, bytes: $0.2)) })

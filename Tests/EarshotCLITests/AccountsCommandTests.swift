@@ -50,6 +50,44 @@ import Testing
         let unknown = try await Program.earshot.run(["accounts", "disable", "acc_nope"] + data)
         #expect(unknown.status == 1, "\(unknown)")
     }
+
+    /// The instance owner is made and unmade here, from the shell, and only in the default tenant.
+    @Test func grantAndRevokeTheInstanceOwner() async throws {
+        let directory = try TestEnvironment.makeTemporaryDirectory("cli-owner")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = ["--data-dir", directory.path]
+        let password = Data("correct horse battery staple\n".utf8)
+        let owner = try await Program.earshot.run(
+            ["accounts", "create", "ada@example.com", "--owner", "--json"] + data, input: password)
+        #expect(owner.status == 0 && owner.stdout.contains("\"role\":\"owner\""), "\(owner)")
+        let bob = try await Program.earshot.run(["accounts", "create", "bob@example.com"] + data, input: password)
+        let bobID = try #require(bob.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let granted = try await Program.earshot.run(["accounts", "grant-owner", bobID] + data)
+        #expect(granted.status == 0 && granted.stdout.contains("owns the instance"), "\(granted)")
+        var listed = try await Program.earshot.run(["accounts", "list"] + data)
+        #expect(listed.stdout.split(separator: "\n").filter { $0.hasSuffix("  owner") }.count == 2, "\(listed)")
+        let revoked = try await Program.earshot.run(["accounts", "revoke-owner", bobID] + data)
+        #expect(revoked.status == 0 && revoked.stdout.contains("no longer owns"), "\(revoked)")
+        listed = try await Program.earshot.run(["accounts", "list"] + data)
+        let owners = listed.stdout.split(separator: "\n").filter { $0.hasSuffix("  owner") }
+        #expect(owners.count == 1 && owners.first?.contains("ada@example.com") == true, "\(listed)")
+
+        // A partner's users never own the instance.
+        let partner = try await Program.earshot.run(["partners", "create", "Acme", "--json"] + data)
+        let partnerID = try #require(
+            (try JSONSerialization.jsonObject(with: Data(partner.stdout.utf8)) as? [String: Any])?["client_id"]
+                as? String, "\(partner)")
+        let refused = try await Program.earshot.run(
+            ["accounts", "create", "eve@example.com", "--partner", partnerID, "--owner"] + data, input: password)
+        #expect(refused.status == 64 && refused.stderr.contains("only accounts of the default tenant"), "\(refused)")
+        let eve = try await Program.earshot.run(
+            ["accounts", "create", "eve@example.com", "--partner", partnerID] + data, input: password)
+        let eveID = try #require(eve.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let notHere = try await Program.earshot.run(["accounts", "grant-owner", eveID] + data)
+        #expect(notHere.status == 1 && notHere.stderr.contains("only accounts of the default tenant"), "\(notHere)")
+        let unknownAction = try await Program.earshot.run(["accounts", "grant-owners", eveID] + data)
+        #expect(unknownAction.status == 64 && unknownAction.stderr.contains("did you mean 'grant-owner'"))
+    }
 }
 
 /// The development channel end to end: `earshot serve` without `smtp-url` writes the code to its log, and that code

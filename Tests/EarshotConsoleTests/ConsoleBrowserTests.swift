@@ -37,7 +37,11 @@ import Testing
         }
         let directory = try TestEnvironment.makeTemporaryDirectory("console")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try? FileManager.default.removeItem(at: Self.artifacts)
+        // A fresh set of this journey's artifacts (the admin journey's, `admin-*` and `devices-*`, are its own).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: Self.artifacts.path)) ?? []
+        where !name.hasPrefix("admin-") && !name.hasPrefix("devices-") {
+            try? FileManager.default.removeItem(at: Self.artifacts.appendingPathComponent(name))
+        }
         try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
 
         // Bob: a second account of the same tenant, with a library of 10,000 records.
@@ -99,6 +103,58 @@ import Testing
             $0.hasSuffix(".png")
         }
         for page in ["sign-in", "record", "library", "quality"] {
+            for variant in ["1280-light", "1280-dark", "390-light", "390-dark"] {
+                #expect(shots.contains("\(page)-\(variant).png"), "no screenshot \(page)-\(variant)")
+            }
+        }
+    }
+
+    /// The instance owner's Admin page and the Devices page (`Browser/console_admin_browser.py`): health at a glance,
+    /// a partner created (its secret shown once and working), a webhook delivered to the script's receiver and
+    /// redelivered, the secret rotated with an overlap, the partner disabled and enabled, its webhook secret; a device
+    /// registered through the API as an app binds one, shown with its state, renamed, moved between homes, the
+    /// user's device defaults saved, its recording named by the device in the library, removed; a member refused.
+    /// HTML in a partner's and a device's name stays text. No speech is decoded (no workers: the task waits until
+    /// revoked, the device's recording is not transcribed).
+    @Test(.timeLimit(.minutes(10))) func theOwnerAdministersTheInstanceAndDevicesAreManaged() async throws {
+        let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", Self.python.path].filter {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard missing.isEmpty else {
+            Issue.record("missing \(missing): run scripts/setup")
+            return
+        }
+        let directory = try TestEnvironment.makeTemporaryDirectory("console-admin")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+        for (email, owner) in [("owner@example.com", true), ("member@example.com", false)] {
+            let created = try await Program.earshot.run(
+                ["accounts", "create", email, "--data-dir", directory.path] + (owner ? ["--owner"] : []),
+                input: Data((Self.password + "\n").utf8))
+            try #require(created.status == 0, "\(created)")
+        }
+        let listed = try await Program.earshot.run(["accounts", "list", "--data-dir", directory.path])
+        #expect(listed.stdout.split(separator: "\n").filter { $0.hasSuffix("  owner") }.count == 1, "\(listed)")
+
+        let server = try await ServeProcess.start(
+            dataDirectory: directory.path, arguments: ["--workers", "0", "--webhook-allow-networks", "127.0.0.0/8"])
+        defer { server.stop() }
+        let result = try await Program(Self.python).run(
+            [
+                Self.script.deletingLastPathComponent().appendingPathComponent("console_admin_browser.py").path,
+                "--base", server.base, "--artifacts", Self.artifacts.path, "--owner-email", "owner@example.com",
+                "--member-email", "member@example.com",
+            ], timeout: .seconds(420))
+        try Data(result.stdoutData).write(to: Self.artifacts.appendingPathComponent("admin-steps.jsonl"))
+        let steps = Self.steps(result.stdout)
+        #expect(
+            result.status == 0 && steps["done"] != nil,
+            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+        #expect(steps["a webhook delivery and its redelivery"]?["deliveries"] as? Int == 2)
+        let shots = try FileManager.default.contentsOfDirectory(atPath: Self.artifacts.path).filter {
+            $0.hasSuffix(".png")
+        }
+        for page in ["admin", "devices"] {
             for variant in ["1280-light", "1280-dark", "390-light", "390-dark"] {
                 #expect(shots.contains("\(page)-\(variant).png"), "no screenshot \(page)-\(variant)")
             }

@@ -17,6 +17,7 @@ import Testing
     /// The files the page loads: its stylesheet and its module scripts (each imported by app.js or another module).
     static let files = [
         "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js", "upload.js", "quality.js",
+        "devices.js", "admin.js",
     ]
 
     @Test func thePageIsServedAtTheRootWithAStrictPolicyAndNoInlineCode() async throws {

@@ -43,6 +43,7 @@ struct IsolationMatrixTests {
         var serial = "ES1-ISOLATION"
         var homeID = ""
         var evaluationID = ""
+        var partnerID = ""
         let title = "Isolation secret title"
 
         /// What must never appear in another principal's answers.
@@ -68,6 +69,9 @@ struct IsolationMatrixTests {
         case "serial": fixture.serial
         case "home_id": fixture.homeID
         case "evaluation_id": fixture.evaluationID
+        // Admin routes: the owner's tenant, a delivery id (only the instance owner's session gets past the check).
+        case "partner_id": fixture.partnerID
+        case "delivery_id": "whd_isolationmatrix0001"
         default: nil
         }
     }
@@ -108,6 +112,9 @@ struct IsolationMatrixTests {
             ]
         case "POST /open/partner/devices/{serial}/upload-plan": ["recording_id": 2, "size": 10, "codec": "wav"]
         case "POST /open/partner/evaluations": ["clips": [["record_id": fixture.recordID, "reference": "stolen"]]]
+        case "PATCH /open/admin/partners/{partner_id}": ["status": "disabled"]
+        case "POST /open/admin/partners/{partner_id}/rotate-secret": ["overlap_seconds": 0]
+        case "POST /open/admin/partners": ["name": "stolen"]
         default: [:]
         }
     }
@@ -151,10 +158,10 @@ struct IsolationMatrixTests {
         #expect(routes.count >= 30)
         try await TestPlatform.with({ $0.workers = 0 }) { platform in
             let (owner, ownerToken, ownerUser) = try await platform.newUser("owner", partner: "Owner")
-            _ = owner
             let otherUser = try await platform.userToken(partnerToken: ownerToken, userID: "neighbour")
             let (_, otherPartner, otherPartnersUser) = try await platform.newUser("owner", partner: "Other")
             var fixture = Fixture()
+            fixture.partnerID = owner.clientID
             fixture.uploadID = try await platform.plan(100_000, token: ownerUser).uploadID
             fixture.fileID = try await platform.upload(testContent(1000), token: ownerUser).fileID
             let task = try await platform.createTask(

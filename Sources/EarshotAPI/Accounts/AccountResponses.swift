@@ -12,11 +12,15 @@ public struct AccountProfile: Codable, Sendable, Hashable {
     public var status: String
     public var createdAtMs: Int64
     public var verifiedAtMs: Int64?
+    /// Whether the account owns the instance (the admin API and the console's Admin page); granted from the
+    /// server's shell with `earshot accounts grant-owner`.
+    public var instanceOwner: Bool
 
     public init(
         id: String, tenant: String, email: String?, phone: String?, country: String?, nickname: String?,
-        status: String, createdAtMs: Int64, verifiedAtMs: Int64?
+        status: String, createdAtMs: Int64, verifiedAtMs: Int64?, instanceOwner: Bool = false
     ) {
+        self.instanceOwner = instanceOwner
         self.id = id
         self.tenant = tenant
         self.email = email
@@ -32,6 +36,22 @@ public struct AccountProfile: Codable, Sendable, Hashable {
         case id, tenant, email, phone, country, nickname, status
         case createdAtMs = "created_at_ms"
         case verifiedAtMs = "verified_at_ms"
+        case instanceOwner = "instance_owner"
+    }
+
+    /// Decodes an answer of a server from before `instance_owner` too (as false).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        tenant = try container.decode(String.self, forKey: .tenant)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        phone = try container.decodeIfPresent(String.self, forKey: .phone)
+        country = try container.decodeIfPresent(String.self, forKey: .country)
+        nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+        status = try container.decode(String.self, forKey: .status)
+        createdAtMs = try container.decode(Int64.self, forKey: .createdAtMs)
+        verifiedAtMs = try container.decodeIfPresent(Int64.self, forKey: .verifiedAtMs)
+        instanceOwner = try container.decodeIfPresent(Bool.self, forKey: .instanceOwner) ?? false
     }
 }
 

@@ -28,6 +28,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// Valid credentials that may not do this (a user token calling a partner-only API; an expired or
     /// tampered presigned URL) (403).
     public static let forbidden = ErrorCode(rawValue: "FORBIDDEN")
+    /// An admin route (`/open/admin/…`) called with anything but the instance owner's account session: another
+    /// account's session, a partner or user token, an API key (403).
+    public static let ownerRequired = ErrorCode(rawValue: "OWNER_REQUIRED")
     /// No such resource for this caller — also what another tenant's ids look like (404).
     public static let notFound = ErrorCode(rawValue: "NOT_FOUND")
     /// The method is not served on this path (405).

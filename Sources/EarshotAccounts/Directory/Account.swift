@@ -21,14 +21,25 @@ public struct Account: Sendable, Hashable, Codable {
     public let createdAt: Int64
     /// When the address was verified (Unix milliseconds).
     public let verifiedAt: Int64?
+    /// What the account may do on the instance (``Role/member`` unless an operator granted ``Role/owner``).
+    public let role: Role
 
     /// Where the account is in its life.
     public enum Status: String, Sendable, Hashable, Codable {
         case pending, active, disabled
     }
 
+    /// An account's role on the instance.
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// A user of its tenant: its own records, devices and sessions.
+        case member
+        /// The instance owner: also the admin API (partners, webhooks, health and metrics). Granted from the
+        /// server's shell (`earshot accounts grant-owner`), honoured only in the default tenant.
+        case owner
+    }
+
     enum CodingKeys: String, CodingKey {
-        case id, email, phone, country, nickname, status
+        case id, email, phone, country, nickname, status, role
         case partnerID = "partner_id"
         case createdAt = "created_at"
         case verifiedAt = "verified_at"
@@ -36,4 +47,8 @@ public struct Account: Sendable, Hashable, Codable {
 
     /// The address the account signs in with.
     public var address: String { email ?? phone ?? "" }
+
+    /// Whether this account administers the instance: the ``Role/owner`` role on an account of the instance's
+    /// default tenant (an account of a partner's tenant is never an instance owner, whatever its row says).
+    public var isInstanceOwner: Bool { role == .owner && partnerID == AccountDirectory.defaultTenant }
 }

@@ -154,6 +154,15 @@ extension AccountDirectory {
                         revoked_at   BIGINT
                     );
                     CREATE INDEX account_sessions_account ON account_sessions (account_id, created_at);
-                    """)
+                    """),
+            Migration(
+                version: 2, name: "instance_owner",
+                sql: """
+                    -- An account's role on the instance: 'owner' administers it (partners, webhooks, health) from the
+                    -- console. Granted only from the server's shell (earshot accounts grant-owner), and honoured only
+                    -- for accounts of the default tenant (docs/decisions/0011-instance-owner.md).
+                    ALTER TABLE accounts ADD COLUMN role TEXT NOT NULL DEFAULT 'member'
+                        CHECK (role IN ('member', 'owner'));
+                    """),
         ])
 }

@@ -57,7 +57,7 @@ public struct AccountDirectory: Sendable {
 
     static let accountColumns =
         "id, partner_id, CASE address_kind WHEN 'email' THEN address END AS email, "
-        + "CASE address_kind WHEN 'phone' THEN address END AS phone, country, nickname, status, created_at, verified_at"
+        + "CASE address_kind WHEN 'phone' THEN address END AS phone, country, nickname, status, created_at, verified_at, role"
 
     // MARK: Tenants
 
@@ -361,6 +361,38 @@ public struct AccountDirectory: Sendable {
                         + "WHERE id = ? AND status = 'disabled'", accountID)
             }
             return true
+        }
+    }
+
+    /// Makes an account of the default tenant the instance owner (``Account/Role/owner``), or takes the role
+    /// back. Only an operator with the server's shell calls this (`earshot accounts grant-owner|revoke-owner`): no
+    /// HTTP route grants a role, so a stolen session cannot make more owners.
+    ///
+    /// - Throws: ``AccountError`` `.notFound` for an unknown account, `.invalidArgument` for an account of another
+    ///   tenant (a partner's users never administer the instance).
+    public func setOwner(_ accountID: String, _ owner: Bool) async throws -> Account {
+        let account = try await metadata.write { db -> Account? in
+            guard let account = try Self.account(db, id: accountID) else { return nil }
+            guard account.partnerID == Self.defaultTenant else {
+                throw AccountError(
+                    .invalidArgument,
+                    "\(accountID) is an account of \(account.partnerID); only accounts of the default tenant "
+                        + "(\(Self.defaultTenant)) can own the instance")
+            }
+            try db.execute(
+                "UPDATE accounts SET role = ? WHERE id = ?", owner ? Account.Role.owner.rawValue : "member", accountID)
+            return try Self.account(db, id: accountID)
+        }
+        guard let account else { throw AccountError(.notFound, "no account \(accountID)") }
+        return account
+    }
+
+    /// Whether the instance has an owner (an active owner account of the default tenant).
+    public func hasOwner() async throws -> Bool {
+        try await metadata.read { db in
+            try db.scalar(
+                "SELECT count(*) FROM accounts WHERE role = 'owner' AND partner_id = ? AND status = 'active'",
+                Self.defaultTenant, as: Int.self) ?? 0 > 0
         }
     }
 

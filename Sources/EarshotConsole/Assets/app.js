@@ -4,6 +4,8 @@ import { signInPage, signUpPage, signOut } from './auth.js';
 import { libraryPage } from './library.js';
 import { recordPage } from './record.js';
 import { qualityPage, evaluationPage } from './quality.js';
+import { devicesPage } from './devices.js';
+import { adminPage } from './admin.js';
 import { announce } from './dom.js';
 
 const main = document.getElementById('main');
@@ -20,6 +22,7 @@ function signedIn(who) {
   account = who;
   document.getElementById('bar').hidden = false;
   document.getElementById('who').textContent = who.nickname || who.email || who.phone || '';
+  document.getElementById('nav-admin').hidden = !who.instance_owner;
 }
 
 function signedOut(message) {
@@ -42,7 +45,7 @@ function parse(hash) {
 async function route() {
   if (leave) { leave(); leave = null; }
   const { path, query } = parse(location.hash);
-  const context = { navigate, signedIn, notice };
+  const context = { navigate, signedIn, notice, account };
   notice = '';
   if (path[0] === 'sign-in') return signInPage(main, context);
   if (path[0] === 'sign-up') return signUpPage(main, context);
@@ -53,7 +56,14 @@ async function route() {
       return navigate('#/sign-in');
     }
   }
+  context.account = account;
+  for (const link of document.querySelectorAll('#bar nav a')) {
+    if (link.getAttribute('href') === '#/' + (path[0] ?? '')) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
   if (path[0] === 'records' && path[1]) leave = await recordPage(main, path[1], query, context);
+  else if (path[0] === 'devices') leave = await devicesPage(main, context);
+  else if (path[0] === 'admin') leave = await adminPage(main, context);
   else if (path[0] === 'quality' && path[1]) leave = await evaluationPage(main, path[1], context);
   else if (path[0] === 'quality') leave = await qualityPage(main, query, context);
   else leave = await libraryPage(main, query, context);

@@ -12,21 +12,39 @@ function taskBadge(task) {
   return h('span', { class: 'badge busy', 'data-task': task.task_id }, text);
 }
 
-function badges(record) {
+/** The user's devices by serial (serial → name), read once per page; empty when they cannot be read. */
+export function deviceNames() {
+  return api('GET', '/open/partner/devices')
+    .then(({ devices }) => new Map(devices.map((device) => [device.serial, device.name])))
+    .catch(() => new Map());
+}
+
+/** How a record's source reads: "upload", "phone", or the device's name (its serial once it is removed). */
+export function sourceText(source, devices) {
+  if (source.startsWith('device:')) {
+    const serial = source.slice('device:'.length);
+    return devices.get(serial) ?? `device ${serial}`;
+  }
+  return source === 'import' ? 'upload' : source;
+}
+
+function badges(record, devices) {
   return h('span', { class: 'badges' },
     (record.running_tasks ?? []).map(taskBadge),
-    h('span', { class: 'badge' }, record.source),
+    h('span', { class: 'badge source', 'data-source': record.source }, sourceText(record.source, devices)),
     record.has_transcript
       ? h('span', { class: 'badge ok' }, 'transcript') : h('span', { class: 'badge' }, 'no transcript'),
     record.has_summary ? h('span', { class: 'badge ok' }, 'summary') : null,
     (record.translations ?? []).map((language) => h('span', { class: 'badge ok' }, language)));
 }
 
+let devices = new Map(); // serial → name, for the source badges of this page
+
 function recordItem(record, extra) {
   return h('li', { class: 'record', 'data-record': record.record_id, 'data-time': record.record_time_ms },
     h('a', { href: `#/records/${encodeURIComponent(record.record_id)}`, class: 'title' }, record.title),
     h('span', { class: 'meta' }, when(record.record_time_ms), ' · ', clock(record.duration_ms)),
-    badges(record),
+    badges(record, devices),
     record.tags.length ? h('span', { class: 'tags' }, record.tags.map((tag) =>
       h('a', { href: '#/?tag=' + encodeURIComponent(tag), class: 'tag' }, '#' + tag))) : null,
     extra);
@@ -102,6 +120,19 @@ function uploadZone(navigate) {
   return zone;
 }
 
+/** One option per device in the source filter (a group after "Recorder devices"), the chosen one selected. */
+function deviceOptions(filters, query) {
+  const chosen = query.get('source');
+  const options = [...devices].map(([serial, name]) =>
+    h('option', { value: 'device:' + serial, selected: chosen === 'device:' + serial }, name));
+  if (chosen?.startsWith('device:') && !devices.has(chosen.slice('device:'.length))) {
+    options.push(h('option', { value: chosen, selected: true }, sourceText(chosen, devices)));
+  }
+  if (options.length) {
+    filters.querySelector('#filter-source').append(h('optgroup', { label: 'One device' }, options));
+  }
+}
+
 export async function libraryPage(main, query, { navigate }) {
   const list = h('ul', { class: 'records', id: 'records', 'aria-live': 'polite' });
   const more = h('p', { class: 'paging' });
@@ -125,9 +156,21 @@ export async function libraryPage(main, query, { navigate }) {
 
   let timer = null;
   try {
-    if (query.get('q')) await showHits(list, more, query);
-    else {
+    // The device names are read once the first page is shown, so they never hold it up: device records show the
+    // names known from the last visit (or the serial) until they arrive.
+    const named = () => deviceNames().then((names) => {
+      devices = names;
+      for (const badge of list.querySelectorAll('.badge.source[data-source^="device:"]')) {
+        badge.textContent = sourceText(badge.dataset.source, devices);
+      }
+      deviceOptions(filters, query);
+    });
+    if (query.get('q')) {
+      await showHits(list, more, query);
+      named();
+    } else {
       await showPage(list, more, query, null);
+      named();
       timer = setInterval(() => refreshRunning(list).then((busy) => {
         if (!busy) { clearInterval(timer); timer = null; }
       }), 3000);

@@ -4,6 +4,7 @@
 import { api, url } from './api.js';
 import { h, replace, clock, when, announce } from './dom.js';
 import { decodeEnvelope, attachWave } from './wave.js';
+import { deviceNames, sourceText } from './library.js';
 
 const FINAL = new Set(['SUCCESS', 'FAILURE', 'REVOKED']);
 const TASK_NAMES = ['Transcription', 'Summary', 'Translation'];
@@ -22,6 +23,8 @@ export async function recordPage(main, id, query, { navigate }) {
       h('p', {}, h('a', { href: '#/' }, 'Back to the library'))));
     return () => {};
   }
+  // A device's recording names its device (the registry's name; the serial once the device is removed).
+  const devices = detail.record.source.startsWith('device:') ? await deviceNames() : new Map();
 
   const audio = h('audio', { id: 'player', controls: true, preload: 'metadata', src: url(path + '/audio'),
     'aria-label': 'Recording' });
@@ -50,7 +53,8 @@ export async function recordPage(main, id, query, { navigate }) {
     const edit = h('button', { type: 'button', id: 'edit-title' }, 'Edit title and tags');
     edit.addEventListener('click', () => editHeader());
     replace(header, title,
-      h('p', { class: 'meta' }, when(record.record_time_ms), ' · ', clock(record.duration_ms), ' · ', record.source,
+      h('p', { class: 'meta' }, when(record.record_time_ms), ' · ', clock(record.duration_ms), ' · ',
+        h('span', { id: 'record-source', 'data-source': record.source }, sourceText(record.source, devices)),
         record.language ? ' · ' + record.language : ''),
       record.tags.length
         ? h('p', { class: 'tags', id: 'record-tags' }, record.tags.map((tag) => h('span', { class: 'tag' }, '#' + tag)))

@@ -87,6 +87,16 @@ public final class HTTPMetrics: Sendable {
         state.withLock { $0.requests[CounterKey(method: method, route: route, status: status)] ?? 0 }
     }
 
+    /// Requests finished since start by status class (`2` for 2xx, `4` for 4xx…): the sums of
+    /// `earshot_http_requests_total` over methods and routes.
+    public func requestsByStatusClass() -> [Int: UInt64] {
+        state.withLock { state in
+            var classes: [Int: UInt64] = [:]
+            for (key, count) in state.requests { classes[key.status / 100, default: 0] += count }
+            return classes
+        }
+    }
+
     /// The Prometheus text exposition (version 0.0.4) of every series, sorted for stable output.
     public func render() -> String {
         let snapshot = state.withLock { $0 }

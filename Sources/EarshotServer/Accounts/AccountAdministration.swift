@@ -41,6 +41,15 @@ public struct AccountAdministration: Sendable {
         guard changed else { throw PlatformError.notFound("no account \(accountID)") }
     }
 
+    /// Makes `accountID` (an account of the default tenant) the instance owner, or takes the role back: the owner's
+    /// session reaches the admin API and the console's Admin page (docs/decisions/0011-instance-owner.md).
+    ///
+    /// - Throws: ``AccountError`` `.notFound` for an unknown account, `.invalidArgument` for another tenant's.
+    @discardableResult
+    public func setOwner(_ accountID: String, _ owner: Bool) async throws -> Account {
+        try await withDirectory { try await $0.setOwner(accountID, owner) }
+    }
+
     private func withDirectory<T: Sendable>(_ body: (AccountDirectory) async throws -> T) async throws -> T {
         let store = try await Application.openMetadataStore(configuration)
         do {

@@ -242,7 +242,7 @@ struct AccountRoutes: Sendable {
         AccountProfile(
             id: account.id, tenant: account.partnerID, email: account.email, phone: account.phone,
             country: account.country, nickname: account.nickname, status: account.status.rawValue,
-            createdAtMs: account.createdAt, verifiedAtMs: account.verifiedAt)
+            createdAtMs: account.createdAt, verifiedAtMs: account.verifiedAt, instanceOwner: account.isInstanceOwner)
     }
 
     static func wire(_ session: Session, current: String) -> AccountSession {

@@ -36,6 +36,16 @@ struct SessionCredentials: Sendable {
         return try await principal(token: token, request: request, cookie: true)
     }
 
+    /// True when `request` presents an account session: a bearer session token (`est_…`), or a session cookie and
+    /// no `Authorization` header. Anything else is a token or API key (or nothing).
+    static func carriesSession(_ request: Request) -> Bool {
+        if let header = request.headers["Authorization"] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[1].trimmingCharacters(in: .whitespaces).hasPrefix("est_")
+        }
+        return cookie(cookieName, in: request) != nil
+    }
+
     /// True when `request` carries a session cookie and no `Authorization` header (the console's requests).
     static func usesCookie(_ request: Request) -> Bool {
         request.headers["Authorization"] == nil && cookie(cookieName, in: request) != nil
@@ -59,7 +69,7 @@ struct SessionCredentials: Sendable {
         }
         return Principal(
             partnerID: account.partnerID, userID: account.id, scopes: Set(Scope.user.map(\.rawValue)),
-            tokenID: session.id)
+            tokenID: session.id, isInstanceOwner: account.isInstanceOwner)
     }
 
     /// The value of cookie `name` in the request's `Cookie` headers.

@@ -44,25 +44,16 @@ public struct Application: Sendable {
         let metadata = try await Self.openMetadataStore(configuration)
         do {
             let blobs = try await Self.openBlobStore(configuration)
-            let metrics = HTTPMetrics()
             let router = Router()
             let services = Services(configuration: configuration, metadata: metadata, blobs: blobs)
-            HealthRoutes(
-                metadata: metadata, blobs: blobs, metrics: metrics, process: ProcessMetrics(),
-                extraMetrics: { [jobMetrics = services.jobMetrics] in jobMetrics.render() },
-                storagePaths: [
-                    configuration.resolvedBlobDirectory,
-                    (configuration.resolvedDatabasePath as NSString).deletingLastPathComponent,
-                ],
-                minimumFreeSpace: configuration.minFreeSpace
-            ).register(on: router)
+            services.health.register(on: router)
             if configuration.role.servesAPI {
                 services.register(on: router)
                 // The web console's page and files: not part of the API, so outside api-prefix and the OpenAPI
                 // document.
                 Console(apiPrefix: configuration.apiPrefix).register(on: router)
             }
-            let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: metrics)
+            let server = HTTPServer(router: router, configuration: httpConfiguration, metrics: services.httpMetrics)
             let stop: Stop
             do {
                 try await serve(server, services, onListening: onListening)
@@ -103,6 +94,11 @@ public struct Application: Sendable {
                     "database": configuration.databaseDescription,
                     "blobs": configuration.blobsDescription, "version": EarshotVersion.current,
                 ])
+            if configuration.role.servesAPI, (try? await services.accounts.hasOwner()) == false {
+                logger.notice(
+                    "this instance has no owner yet: make one to see the console's Admin page",
+                    metadata: ["how": "earshot accounts grant-owner ACCOUNT_ID (earshot accounts list shows the ids)"])
+            }
             onListening(port)
             // The server returns when cancelled or shut down; maintenance then stops too.
             try await group.next()

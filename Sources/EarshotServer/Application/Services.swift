@@ -33,6 +33,10 @@ struct Services: Sendable {
     let jobs: JobRegistry
     let running = RunningJobs()
     let jobMetrics: JobMetrics
+    /// Request counters and latencies of this process's HTTP server (`/metrics`, the admin overview).
+    let httpMetrics = HTTPMetrics()
+    /// Start time, memory, threads and files of this process.
+    let processMetrics = ProcessMetrics()
     let engines: FileTranscriber
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
     let admission: DecodeAdmission
@@ -161,6 +165,18 @@ struct Services: Sendable {
                 pollInterval: configuration.taskPollInterval, drainTimeout: configuration.workerDrainTimeout))
     }
 
+    /// `/healthz`, `/readyz` and `/metrics` of this process (mounted by `Application.run` in every role).
+    var health: HealthRoutes {
+        HealthRoutes(
+            metadata: metadata, blobs: blobs, metrics: httpMetrics, process: processMetrics,
+            extraMetrics: { [jobMetrics] in jobMetrics.render() },
+            storagePaths: [
+                configuration.resolvedBlobDirectory,
+                (configuration.resolvedDatabasePath as NSString).deletingLastPathComponent,
+            ],
+            minimumFreeSpace: configuration.minFreeSpace)
+    }
+
     /// Mounts the platform API under `api-prefix` and the OpenAPI document at `/openapi.json`.
     func register(on router: Router) {
         let api = APIRoutes(
@@ -175,6 +191,12 @@ struct Services: Sendable {
         EvaluationRoutes(evaluations: EvaluationService(metadata: metadata, records: records)).register(on: api)
         DeviceRoutes(devices: devices).register(on: api)
         WebhookRoutes(transcriptions: transcriptions, webhooks: webhooks).register(on: api)
+        AdminRoutes(
+            administration: InstanceAdministration(
+                metadata: metadata, partners: PartnerDirectory(metadata: metadata), webhooks: webhooks, queue: queue,
+                accounts: accounts),
+            health: health, jobMetrics: jobMetrics
+        ).register(on: api)
         let voiceprints = VoiceprintService(
             metadata: metadata, blobs: blobs, engines: engines, speakers: speakers, transcriptions: transcriptions)
         VoiceprintRoutes(voiceprints: voiceprints).register(on: api)

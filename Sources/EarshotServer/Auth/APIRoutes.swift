@@ -11,6 +11,10 @@ enum Access: Sendable {
     case partnerOrUser(Scope)
     /// An account session: a bearer session token (`est_…`) or the console's session cookie (``SessionCredentials``).
     case session
+    /// The instance owner's account session (bearer or cookie, with CSRF as for ``session``): the admin routes
+    /// (`/open/admin/…`). Any other valid credential — another account's session, a partner or user token, an API
+    /// key — is 403 `OWNER_REQUIRED`; a missing, forged, expired or revoked one is 401.
+    case owner
 }
 
 /// A handler of an authenticated route: the request, its context and the verified caller.
@@ -57,6 +61,16 @@ struct APIRoutes: Sendable {
             case .session:
                 guard let sessions else { throw PlatformError.unauthorized("accounts are not served here") }
                 caller = try await sessions.authenticate(request)
+            case .owner:
+                guard let sessions else { throw PlatformError.unauthorized("accounts are not served here") }
+                if SessionCredentials.carriesSession(request) {
+                    caller = try await sessions.authenticate(request)
+                } else {
+                    // A token or API key: checked (a forged one stays 401), then refused for what it is.
+                    _ = try await tokens.authenticate(request)
+                    throw PlatformError.ownerRequired
+                }
+                try caller.requireInstanceOwner()
             }
             return try await handler(request, context, caller)
         }

@@ -12,6 +12,8 @@ struct Principal: Sendable, Equatable {
     let tokenID: String
     /// The partner's generation the token carries (a user token made from it carries the same).
     var generation = 1
+    /// An account session of the instance owner (``Access/owner``); never true for a token or an API key.
+    var isInstanceOwner = false
 
     /// A partner token, or an API key of the partner with the `partner` scope (a partner key with narrower scopes
     /// reaches every user's data, but only the routes its scopes open).
@@ -27,6 +29,11 @@ struct Principal: Sendable, Equatable {
                 "this needs a partner token; a user token only works on its own user's files, records and "
                     + "voiceprints")
         }
+    }
+
+    /// Throws 403 `OWNER_REQUIRED` unless this is the instance owner's account session.
+    func requireInstanceOwner() throws(PlatformError) {
+        guard isInstanceOwner else { throw .ownerRequired }
     }
 
     /// Throws 403 `FORBIDDEN` unless the token carries `scope` (partner tokens carry every scope).

@@ -39,6 +39,7 @@ enum ErrorTable {
                 .unauthorized, code: ErrorCode.unauthorized.rawValue, message: error.message,
                 headers: ["WWW-Authenticate": #"Bearer realm="earshot", error="invalid_token""#])
         case .forbidden: HTTPError(.forbidden, code: ErrorCode.forbidden.rawValue, message: error.message)
+        case .ownerRequired: HTTPError(.forbidden, code: ErrorCode.ownerRequired.rawValue, message: error.message)
         case .notFound: HTTPError(.notFound, code: ErrorCode.notFound.rawValue, message: error.message)
         case .conflict: HTTPError(.conflict, code: ErrorCode.conflict.rawValue, message: error.message)
         case .bindOccupied: HTTPError(.conflict, code: ErrorCode.bindOccupied.rawValue, message: error.message)

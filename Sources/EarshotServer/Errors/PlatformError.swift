@@ -5,7 +5,7 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case invalidArgument, unauthorized, forbidden, notFound, conflict, payloadTooLarge, rateLimited
-            case bindOccupied, deviceNotFound, deviceOffline
+            case bindOccupied, deviceNotFound, deviceOffline, ownerRequired
         }
 
         private let base: Base
@@ -32,6 +32,10 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
         /// The device has not reported within the online window, so it cannot take part now (409 `DEVICE_OFFLINE`).
         public static let deviceOffline = Code(.deviceOffline)
 
+        /// Valid credentials that are not the instance owner's account session, on an admin route (403
+        /// `OWNER_REQUIRED`).
+        public static let ownerRequired = Code(.ownerRequired)
+
         public var description: String { base.rawValue }
     }
 
@@ -57,6 +61,12 @@ public struct PlatformError: Error, Sendable, CustomStringConvertible {
     static func bindOccupied(_ message: String) -> PlatformError { .init(.bindOccupied, message) }
     static func deviceNotFound(_ message: String) -> PlatformError { .init(.deviceNotFound, message) }
     static func deviceOffline(_ message: String) -> PlatformError { .init(.deviceOffline, message) }
+    /// What every admin route answers a caller that is not the instance owner.
+    static let ownerRequired = PlatformError(
+        .ownerRequired,
+        "only the instance owner may do this: sign in with the owner's account (an operator grants the role on the "
+            + "server with 'earshot accounts grant-owner ACCOUNT_ID'); partner and user tokens never reach admin "
+            + "routes")
     static func rateLimited(_ message: String, retryAfter: Int) -> PlatformError {
         .init(.rateLimited, message, retryAfter: retryAfter)
     }

@@ -5,7 +5,7 @@ import Foundation
 
 /// `GET /healthz` (liveness), `GET /readyz` (the stores answer and their disks have `min-free-space` free) and
 /// `GET /metrics` (Prometheus text).
-struct HealthRoutes {
+struct HealthRoutes: Sendable {
     let metadata: any MetadataStore
     let blobs: any BlobStore
     let metrics: HTTPMetrics
@@ -30,7 +30,7 @@ struct HealthRoutes {
             + "earshot_blob_temporary_files_removed_total \(files.temporaryFilesRemoved)\n"
     }
 
-    struct Check {
+    struct Check: Sendable {
         let name: String
         let error: String?
     }
@@ -44,9 +44,7 @@ struct HealthRoutes {
                 contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("/readyz") { _, context in
-            async let metadataCheck = check("metadata") { try await metadata.ping() }
-            async let blobCheck = check("blobs") { try await blobs.ping() }
-            let checks = [await metadataCheck, await blobCheck, diskCheck()]
+            let checks = await checks()
             let ready = checks.allSatisfy { $0.error == nil }
             if !ready {
                 context.logger.warning(
@@ -58,6 +56,13 @@ struct HealthRoutes {
             }
             return try Self.readiness(ready: ready, checks: checks)
         }
+    }
+
+    /// The readiness checks, in order: `metadata` and `blobs` (each store answers), `disk` (free space).
+    func checks() async -> [Check] {
+        async let metadataCheck = check("metadata") { try await metadata.ping() }
+        async let blobCheck = check("blobs") { try await blobs.ping() }
+        return [await metadataCheck, await blobCheck, diskCheck()]
     }
 
     /// `{"status":"ready","checks":{"metadata":{"ok":true},"blobs":{"ok":false,"error":"…"}}}`, keys in this

@@ -73,6 +73,11 @@ final class JobMetrics: Sendable {
         }
     }
 
+    /// Webhook POSTs so far: 2xx answers and the rest (`earshot_webhook_attempts_total`).
+    var webhookAttempts: (delivered: UInt64, failed: UInt64) {
+        state.withLock { ($0.webhookDelivered, $0.webhookFailed) }
+    }
+
     /// The metrics in Prometheus text format.
     func render() -> String {
         let snapshot = state.withLock { $0 }

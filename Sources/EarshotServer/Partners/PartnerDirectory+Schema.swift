@@ -41,5 +41,13 @@ extension PartnerDirectory {
                     ALTER TABLE partners ADD COLUMN previous_secret_hash TEXT;
                     ALTER TABLE partners ADD COLUMN previous_secret_expires_at INTEGER;
                     """),
+            Migration(
+                version: 3, name: "secret_overlap_in_milliseconds",
+                scripts: [
+                    // SQLite's INTEGER holds 64 bits already.
+                    .sqlite: "",
+                    // PostgreSQL's INTEGER is 32 bits: Unix milliseconds overflowed it, so a rotation failed there.
+                    .postgresql: "ALTER TABLE partners ALTER COLUMN previous_secret_expires_at TYPE BIGINT;",
+                ]),
         ])
 }
