@@ -25,7 +25,7 @@ import Testing
         guard let port = await iterator.next() else { throw CancellationError() }
         try await body(URL(string: "http://127.0.0.1:\(port)")!)
         serving.cancel()
-        try await serving.value
+        _ = try await serving.value
     }
 
     func get(_ url: URL) async throws -> (status: Int, body: String, headers: [String: String]) {
