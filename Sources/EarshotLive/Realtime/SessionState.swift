@@ -17,7 +17,10 @@ struct SessionState {
     var turns: TurnDetector?
     var turnSettings: TurnDetector.Settings?
     let detector: VoiceActivityDetector
+    let recorder: (any LiveSessionRecorder)?
     var inputRate: Int
+    /// Whether any audio was accepted (the input rate is then fixed: the recording has one rate).
+    var audioReceived = false
     var resampler: PCMResampler?
     /// Audio not yet committed, 16 kHz.
     var buffer: [Float] = []
@@ -30,9 +33,13 @@ struct SessionState {
     var previousItemID: String?
     private(set) var committedItems: Set<String> = []
 
-    init(configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector) {
+    init(
+        configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector,
+        recorder: (any LiveSessionRecorder)? = nil
+    ) {
         self.configuration = configuration
         self.detector = detector
+        self.recorder = recorder
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
         inputRate = configuration.inputRate
@@ -42,7 +49,9 @@ struct SessionState {
     var isGA: Bool { configuration.dialect == .ga }
 
     mutating func start() -> [Action] {
-        [.emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", ["session": session]))]
+        var fields: [String: JSONValue] = ["session": session]
+        if let record = configuration.recordID { fields["record_id"] = .string(record) }
+        return [.emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", fields))]
     }
 
     /// The session object as OpenAI shows it.
@@ -223,6 +232,13 @@ struct SessionState {
                 code: "invalid_value", message: "\(error)", param: "session.input_audio_transcription.model")
         }
         if newRate != inputRate {
+            guard !audioReceived else {
+                throw RealtimeError(
+                    code: "invalid_value",
+                    message: "the input rate cannot change once audio was sent (\(inputRate) Hz); open a new session "
+                        + "for audio at \(newRate) Hz",
+                    param: "rate")
+            }
             inputRate = newRate
             resampler = nil
         }
@@ -261,7 +277,18 @@ struct SessionState {
                 param: "audio")
         }
         if resampler == nil { resampler = try PCMResampler(inputRate: inputRate) }
-        buffer += try resampler!.convert(bytes)
+        let samples = try resampler!.convert(bytes)
+        if let recorder {
+            do {
+                try recorder.received(bytes, sampleRate: inputRate)
+            } catch {
+                throw RealtimeError(
+                    type: "server_error", code: "server_error",
+                    message: "the session's audio could not be kept (\(error)); the append was not taken")
+            }
+        }
+        audioReceived = true
+        buffer += samples
         return try detectTurns()
     }
 
@@ -293,7 +320,7 @@ struct SessionState {
                             "input_audio_buffer.speech_stopped",
                             ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)])))
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
-                actions += commitTurn(item: item, samples: Array(buffer[from..<stoppedAt]), keepFrom: stoppedAt)
+                actions += commitTurn(item: item, from: from, to: stoppedAt)
             }
         }
         // A turn that goes on too long is committed without a pause (Whisper reads 30 s at a time).
@@ -302,7 +329,7 @@ struct SessionState {
             if buffer.count - start >= maxTurn {
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                 turns.reset()
-                actions += commitTurn(item: item, samples: Array(buffer[from...]), keepFrom: buffer.count)
+                actions += commitTurn(item: item, from: from, to: buffer.count)
             } else if configuration.partialInterval > .zero {
                 let interval = Int(configuration.partialInterval.components.seconds) * 16_000
                     + Int(configuration.partialInterval.components.attoseconds / 62_500_000_000_000)
@@ -334,10 +361,13 @@ struct SessionState {
         }
         let item = itemID ?? Identifier.make(prefix: "item")
         turns?.reset()
-        return commitTurn(item: item, samples: buffer, keepFrom: buffer.count)
+        return commitTurn(item: item, from: 0, to: buffer.count)
     }
 
-    private mutating func commitTurn(item: String, samples: [Float], keepFrom: Int) -> [Action] {
+    /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.
+    private mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
+        let utterance = RealtimeTranscriptionSession.Utterance(
+            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: transcription, start: bufferStart + from)
         let committed = RealtimeEvents.event(
             "input_audio_buffer.committed",
             ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)])
@@ -348,7 +378,7 @@ struct SessionState {
         buffer.removeFirst(keepFrom)
         detectedUpTo = 0
         partialUpTo = 0
-        return [.emit(committed), .commit(.init(itemID: item, samples: samples, settings: transcription))]
+        return [.emit(committed), .commit(utterance)]
     }
 
     /// The container a client sent by mistake instead of raw PCM, by its magic bytes.

@@ -214,7 +214,8 @@ struct Services: Sendable {
         RealtimeRoutes(
             engines: engines, admission: admission, tokens: tokens,
             sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
-            voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel
+            voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel, records: records,
+            spoolDirectory: spool
         ).register(on: router.group("/"))
         OpenAPIRoutes(links: links).register(on: router)
     }

@@ -16,6 +16,11 @@ import Synchronization
 /// credential is an ordinary 401/403 before the upgrade. `intent=transcription` selects the beta event names
 /// (`transcription_session.*`); without it the GA names (`session.*`) are used.
 ///
+/// A session becomes a record of the caller when it ends (`source: "live"`: the audio as received, one transcript
+/// segment per completed item), unless the client asks `store=false`; the record id is known up-front and told in the
+/// `Earshot-Record-Id` header of the upgrade and as `record_id` in the `created` event (see
+/// docs/decisions/0012-live-session-records.md).
+///
 /// At most ``maxSessions`` sessions run at once; one more is upgraded, told `RATE_LIMITED` in an `error` event and
 /// closed with 1013 (browsers cannot read a refused handshake's status). Decodes go through the server's one speech
 /// engine under ``DecodeAdmission``, shared with `/v1/audio/*`.
@@ -25,6 +30,11 @@ struct RealtimeRoutes: Sendable {
     let tokens: TokenService
     let sessions: LiveSessionCount
     let voiceActivityModel: String
+    /// Where finished sessions become records.
+    let records: RecordsService
+    /// Where a kept session's audio is spooled while it runs.
+    let spoolDirectory: String
+    private let logger = Logger(label: "live")
 
     /// WebSocket limits of a realtime connection: appends of up to about 60 s of 24 kHz audio each.
     static let socketConfiguration = WebSocket.Configuration(
@@ -53,13 +63,16 @@ struct RealtimeRoutes: Sendable {
                     + "'openai-insecure-api-key.<token>' next to 'realtime'")
         }
         try caller.require(.recordsWrite)
+        let store = try Self.store(request.query["store"])
         var configuration = RealtimeTranscriptionSession.Configuration()
         configuration.dialect = request.query["intent"] == "transcription" ? .beta : .ga
+        configuration.recordID = store ? Identifier.make(prefix: "rec") : nil
         let sessionConfiguration = configuration
         let recognizer = EngineRecognizer(engines: engines, admission: admission)
         let sessions = self.sessions
         let modelPath = voiceActivityModel
-        return try .webSocket(
+        let (records, spool, logger) = (self.records, spoolDirectory, logger)
+        var response = try Response.webSocket(
             for: request, subprotocol: offered.contains("realtime") ? "realtime" : nil,
             configuration: Self.socketConfiguration
         ) { socket in
@@ -74,8 +87,11 @@ struct RealtimeRoutes: Sendable {
             }
             defer { sessions.leave() }
             let detector = try VoiceActivityDetector(modelPath: modelPath)
+            let recording = sessionConfiguration.recordID.map {
+                LiveRecording(directory: spool, recordID: $0, startedAt: records.now())
+            }
             let session = RealtimeTranscriptionSession(
-                recognizer: recognizer, detector: detector, configuration: sessionConfiguration)
+                recognizer: recognizer, detector: detector, configuration: sessionConfiguration, recorder: recording)
             let messages = socket.messages.map { message -> RealtimeTranscriptionSession.Incoming in
                 switch message {
                 case .text(let text): .text(text)
@@ -83,6 +99,38 @@ struct RealtimeRoutes: Sendable {
                 }
             }
             await session.run(messages) { text in try await socket.send(text: text) }
+            if let recording { await Self.keep(recording, for: caller, records: records, logger: logger) }
+        }
+        if let record = sessionConfiguration.recordID { response.headers["Earshot-Record-Id"] = record }
+        return response
+    }
+
+    /// `store`: whether the session becomes a record (the default), or not (`store=false`).
+    static func store(_ value: String?) throws -> Bool {
+        switch value?.lowercased() {
+        case nil, "true", "1": return true
+        case "false", "0": return false
+        default:
+            throw PlatformError.invalidArgument(
+                "store must be true or false (got \"\(value!.prefix(16))\"); store=false keeps no record of the "
+                    + "session")
+        }
+    }
+
+    /// Makes the ended session a record, once its last decode is done; a session without audio makes none. A
+    /// failure is logged (the client has gone) and the spool file removed.
+    private static func keep(
+        _ recording: LiveRecording, for caller: Principal, records: RecordsService, logger: Logger
+    ) async {
+        do {
+            guard let recorded = try recording.finish() else { return }
+            defer { try? FileManager.default.removeItem(at: recorded.file) }
+            _ = try await records.keepLive(
+                recorded, id: recording.recordID, startedAt: recording.startedAt, for: caller)
+        } catch {
+            logger.error(
+                "a live session could not be kept as a record",
+                metadata: ["record": recording.recordID, "error": "\(error)"])
         }
     }
 
@@ -134,7 +182,7 @@ struct EngineRecognizer: LiveRecognizer {
         }
     }
 
-    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> String? {
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> Recognition? {
         guard let tier = Self.tier(settings.model) else { return nil }
         var options = TranscriptionOptions()
         options.language = settings.language?.lowercased()
@@ -144,14 +192,19 @@ struct EngineRecognizer: LiveRecognizer {
             // A preview: only when a slot is free right now, never queued behind final decodes.
             guard let start = await admission.enterIfFree() else { return nil }
             do {
-                let text = try await engine.transcript(of: samples, options: tierOptions).text
+                let transcript = try await engine.transcript(of: samples, options: tierOptions)
                 await admission.leave(since: start)
-                return text
+                return Self.recognition(transcript)
             } catch {
                 await admission.leave(since: start)
                 throw error
             }
         }
-        return try await admission.run { try await engine.transcript(of: samples, options: tierOptions).text }
+        let transcript = try await admission.run { try await engine.transcript(of: samples, options: tierOptions) }
+        return Self.recognition(transcript)
+    }
+
+    static func recognition(_ transcript: Transcript) -> Recognition {
+        Recognition(text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language)
     }
 }
