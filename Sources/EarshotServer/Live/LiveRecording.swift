@@ -93,9 +93,8 @@ final class LiveRecording: LiveSessionRecorder {
         try state.withLock { state -> Recorded? in
             guard let writer = state.writer, writer.samplesWritten > 0 else { return nil }
             try writer.close()
+            // The lock stays until the recording is released: the file is not swept before the caller moved it.
             state.handedOver = true
-            try? state.lock?.close()
-            state.lock = nil
             return Recorded(
                 file: writer.url, durationMs: Int(Int64(writer.samplesWritten) * 1000 / Int64(writer.sampleRate)),
                 envelope: state.envelope.finish().encoded(), items: state.items)
