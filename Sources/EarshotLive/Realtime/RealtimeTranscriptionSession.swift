@@ -44,6 +44,9 @@ public struct RealtimeTranscriptionSession: Sendable {
         /// The record the session will become, told to the client as `record_id` in the `created` event; nil when
         /// the session is not kept.
         public var recordID: String?
+        /// Settings to apply before the `created` event, as the `session` of an update event (beta or GA shape):
+        /// those a client secret was minted with (checked then with ``settings(of:dialect:recognizer:)``).
+        public var initialSession: JSONValue?
 
         public init() {}
     }
@@ -101,7 +104,7 @@ public struct RealtimeTranscriptionSession: Sendable {
             }
             let partialRunning = Flag()
             var state = SessionState(configuration: configuration, detector: detector, recorder: recorder)
-            var pending = state.start()
+            var pending = await state.start(recognizer: recognizer)
             var iterator = messages.makeAsyncIterator()
             while true {
                 for action in pending {
@@ -130,6 +133,19 @@ public struct RealtimeTranscriptionSession: Sendable {
             await texts.waitForPending(state.committedItems)
             out.finish()
         }
+    }
+
+    /// Checks the `session` of an update (beta or GA shape) as a session would take it, and returns the session
+    /// object it yields in `dialect`'s shape (for minting a client secret with these settings).
+    /// - Throws: the ``RealtimeError`` the session would answer (`invalid_value`, `unsupported_audio_format`).
+    public static func settings(
+        of session: JSONValue, dialect: Configuration.Dialect, recognizer: any LiveRecognizer
+    ) async throws -> JSONValue {
+        var configuration = Configuration()
+        configuration.dialect = dialect
+        var state = SessionState(configuration: configuration, detector: nil)
+        _ = try await state.update(["type": "session.update", "session": session], type: "session.update", recognizer: recognizer)
+        return state.session
     }
 
     /// The text of an `error` event (for a server that refuses a session before running it).

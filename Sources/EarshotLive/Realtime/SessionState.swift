@@ -16,7 +16,9 @@ struct SessionState {
     var transcription: TranscriptionSettings
     var turns: TurnDetector?
     var turnSettings: TurnDetector.Settings?
-    let detector: VoiceActivityDetector
+    /// nil only to check settings without running a session (``RealtimeTranscriptionSession/settings(of:dialect:
+    /// recognizer:)``).
+    let detector: VoiceActivityDetector?
     let recorder: (any LiveSessionRecorder)?
     var inputRate: Int
     /// Whether any audio was accepted (the input rate is then fixed: the recording has one rate).
@@ -34,7 +36,7 @@ struct SessionState {
     private(set) var committedItems: Set<String> = []
 
     init(
-        configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector,
+        configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector?,
         recorder: (any LiveSessionRecorder)? = nil
     ) {
         self.configuration = configuration
@@ -43,30 +45,54 @@ struct SessionState {
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
         inputRate = configuration.inputRate
-        turns = turnSettings.map { TurnDetector(detector: detector, settings: $0) }
+        turns = Self.turns(turnSettings, detector: detector)
     }
 
     var isGA: Bool { configuration.dialect == .ga }
 
-    mutating func start() -> [Action] {
+    static func turns(_ settings: TurnDetector.Settings?, detector: VoiceActivityDetector?) -> TurnDetector? {
+        guard let settings, let detector else { return nil }
+        return TurnDetector(detector: detector, settings: settings)
+    }
+
+    /// The `created` event, after the settings a client secret was minted with (``Configuration/initialSession``).
+    mutating func start(recognizer: any LiveRecognizer) async -> [Action] {
+        var actions: [Action] = []
+        if let initial = configuration.initialSession {
+            do {
+                _ = try await update(
+                    ["type": "session.update", "session": initial], type: "session.update", recognizer: recognizer)
+            } catch let error as RealtimeError {
+                actions.append(.emit(RealtimeEvents.error(error)))
+            } catch {
+                actions.append(
+                    .emit(
+                        RealtimeEvents.error(
+                            RealtimeError(type: "server_error", code: "server_error", message: "\(error)"))))
+            }
+        }
         var fields: [String: JSONValue] = ["session": session]
         if let record = configuration.recordID { fields["record_id"] = .string(record) }
-        return [.emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", fields))]
+        return actions + [
+            .emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", fields))
+        ]
     }
 
     /// The session object as OpenAI shows it.
     var session: JSONValue {
         let transcriptionJSON: JSONValue = [
-            "model": .string(transcription.model ?? "asr-fast"), "language": transcription.language.map(JSONValue.string) ?? .null,
+            "model": .string(transcription.model ?? "asr-fast"),
+            "language": transcription.language.map(JSONValue.string) ?? .null,
             "prompt": .string(transcription.prompt ?? ""),
         ]
-        let turnJSON: JSONValue = turnSettings.map { settings in
-            [
-                "type": "server_vad", "threshold": .number(settings.threshold),
-                "prefix_padding_ms": .number(Double(settings.prefixPaddingMs)),
-                "silence_duration_ms": .number(Double(settings.silenceDurationMs)),
-            ]
-        } ?? .null
+        let turnJSON: JSONValue =
+            turnSettings.map { settings in
+                [
+                    "type": "server_vad", "threshold": .number(settings.threshold),
+                    "prefix_padding_ms": .number(Double(settings.prefixPaddingMs)),
+                    "silence_duration_ms": .number(Double(settings.silenceDurationMs)),
+                ]
+            } ?? .null
         if isGA {
             return [
                 "id": .string(sessionID), "object": "realtime.transcription_session", "type": "transcription",
@@ -101,7 +127,11 @@ struct SessionState {
             ]
         }
         guard let event = JSONValue(parsing: text), case .object = event else {
-            return [.emit(RealtimeEvents.error(RealtimeError(code: "invalid_json", message: "the message is not a JSON object")))]
+            return [
+                .emit(
+                    RealtimeEvents.error(
+                        RealtimeError(code: "invalid_json", message: "the message is not a JSON object")))
+            ]
         }
         let eventID = event["event_id"]?.string
         do {
@@ -141,7 +171,7 @@ struct SessionState {
         }
     }
 
-    private mutating func update(_ event: JSONValue, type: String, recognizer: any LiveRecognizer) async throws
+    mutating func update(_ event: JSONValue, type: String, recognizer: any LiveRecognizer) async throws
         -> [Action]
     {
         guard let session = event["session"], case .object = session else {
@@ -174,7 +204,8 @@ struct SessionState {
         if let rate = session["input_audio_sample_rate"]?.number { newRate = Int(rate) }
         guard newRate == 24_000 || newRate == 16_000 else {
             throw RealtimeError(
-                code: "unsupported_audio_format", message: "PCM16 at \(newRate) Hz is not supported; use 24000 or 16000",
+                code: "unsupported_audio_format",
+                message: "PCM16 at \(newRate) Hz is not supported; use 24000 or 16000",
                 param: "rate")
         }
         if let settings = input?["transcription"] ?? session["input_audio_transcription"], case .object = settings {
@@ -245,7 +276,7 @@ struct SessionState {
         transcription = newTranscription
         if newTurns != turnSettings {
             turnSettings = newTurns
-            turns = newTurns.map { TurnDetector(detector: detector, settings: $0) }
+            turns = Self.turns(newTurns, detector: detector)
             detectedUpTo = 0
         }
         let reply = type == "session.update" ? "session.updated" : "transcription_session.updated"
@@ -295,7 +326,8 @@ struct SessionState {
     /// Looks for turn changes every `detectionInterval` of new audio; starts partial decodes while a turn goes on.
     private mutating func detectTurns() throws -> [Action] {
         guard var turns else { return [] }
-        let step = Int(configuration.detectionInterval.components.attoseconds / 62_500_000_000_000)
+        let step =
+            Int(configuration.detectionInterval.components.attoseconds / 62_500_000_000_000)
             + Int(configuration.detectionInterval.components.seconds) * 16_000
         guard buffer.count - detectedUpTo >= max(160, step) else { return [] }
         detectedUpTo = buffer.count
@@ -331,7 +363,8 @@ struct SessionState {
                 turns.reset()
                 actions += commitTurn(item: item, from: from, to: buffer.count)
             } else if configuration.partialInterval > .zero {
-                let interval = Int(configuration.partialInterval.components.seconds) * 16_000
+                let interval =
+                    Int(configuration.partialInterval.components.seconds) * 16_000
                     + Int(configuration.partialInterval.components.attoseconds / 62_500_000_000_000)
                 if buffer.count - partialUpTo >= interval {
                     partialUpTo = buffer.count

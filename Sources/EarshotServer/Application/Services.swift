@@ -67,7 +67,7 @@ struct Services: Sendable {
         let retention =
             [
                 configuration.partnerTokenTTL, configuration.userTokenTTL, configuration.uploadURLTTL,
-                configuration.downloadURLTTL,
+                configuration.downloadURLTTL, configuration.liveSecretMaxTTL,
             ].max()! + leeway
         keyring = Keyring(
             metadata: metadata,
@@ -210,6 +210,10 @@ struct Services: Sendable {
         OpenAIRoutes(
             engines: engines, records: records, admission: admission, speakers: speakers,
             maxFileSize: configuration.openAIMaxFileSize, spoolDirectory: spool
+        ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
+        ClientSecretRoutes(
+            tokens: tokens, recognizer: EngineRecognizer(engines: engines, admission: admission),
+            limits: .init(ttl: configuration.liveSecretTTL, maxTTL: configuration.liveSecretMaxTTL)
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         RealtimeRoutes(
             engines: engines, admission: admission, tokens: tokens,

@@ -276,6 +276,11 @@ extension ServerConfiguration {
         countSetting(
             "live-max-sessions", "Live transcription WebSockets (/v1/realtime) at once; more get RATE_LIMITED (default 4).",
             1...256, noun: "session count", \.liveMaxSessions),
+        durationSetting(
+            "live-secret-ttl", "Lifetime of client secrets for /v1/realtime when none is asked (default 60s).",
+            \.liveSecretTTL),
+        durationSetting(
+            "live-secret-max-ttl", "Longest lifetime a client secret may ask for (default 10m).", \.liveSecretMaxTTL),
         // Summaries and translations (EarshotNotes).
         Setting(
             name: "llm-base-url", valueName: "URL",

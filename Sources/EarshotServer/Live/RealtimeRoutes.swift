@@ -48,24 +48,23 @@ struct RealtimeRoutes: Sendable {
 
     private func accept(_ request: Request) async throws -> Response {
         let offered = request.webSocketSubprotocols
-        let caller: Principal
+        let credential: String
         if request.headers["Authorization"] != nil {
-            caller = try await tokens.authenticate(request)
+            credential = try TokenService.bearer(request)
         } else if let key = offered.first(where: { $0.hasPrefix(Self.keyPrefix) }) {
-            caller = try await tokens.authenticate(
-                Request(
-                    method: request.method, path: request.path, query: request.query,
-                    headers: ["Authorization": "Bearer " + key.dropFirst(Self.keyPrefix.count)],
-                    remoteAddress: request.remoteAddress, body: .bytes([])))
+            credential = String(key.dropFirst(Self.keyPrefix.count))
         } else {
             throw PlatformError.unauthorized(
                 "send 'Authorization: Bearer <token>', or from a browser the subprotocol "
-                    + "'openai-insecure-api-key.<token>' next to 'realtime'")
+                    + "'openai-insecure-api-key.<token or client secret>' next to 'realtime'")
         }
-        try caller.require(.recordsWrite)
+        // A client secret was minted by a caller with records:write, and carries the session settings given then.
+        let (caller, minted) = try await tokens.authenticateLive(credential)
+        if !credential.hasPrefix(TokenService.clientSecretPrefix) { try caller.require(.recordsWrite) }
         let store = try Self.store(request.query["store"])
         var configuration = RealtimeTranscriptionSession.Configuration()
         configuration.dialect = request.query["intent"] == "transcription" ? .beta : .ga
+        configuration.initialSession = minted.flatMap { JSONValue(parsing: $0) }
         configuration.recordID = store ? Identifier.make(prefix: "rec") : nil
         let sessionConfiguration = configuration
         let recognizer = EngineRecognizer(engines: engines, admission: admission)
