@@ -147,7 +147,10 @@ struct ClientSecretTests {
             let forged = String(forgedCharacters)
             let (revokedPartner, revokedToken) = try await platform.newPartnerToken()
             let revoked = try #require(
-                try await Self.mint(platform, APIPath.realtimeClientSecrets, token: revokedToken, [:]).object?["value"]
+                try await Self.mint(
+                    platform, APIPath.realtimeClientSecrets, token: revokedToken,
+                    ["expires_after": ["seconds": 60]]
+                ).object?["value"]
                     as? String)
             try await PartnerAdministration(configuration: platform.configuration)
                 .setStatus(revokedPartner.clientID, active: false)
