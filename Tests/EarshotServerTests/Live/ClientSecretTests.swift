@@ -124,11 +124,21 @@ struct ClientSecretTests {
                 (APIPath.realtimeClientSecrets, ["expires_after": ["seconds": 5]], partnerToken),
                 (APIPath.realtimeClientSecrets, ["expires_after": ["seconds": 100_000]], partnerToken),
                 (APIPath.realtimeClientSecrets, ["session": ["type": "realtime"]], partnerToken),
+                (APIPath.realtimeClientSecrets, ["session": "transcription"], partnerToken),
+                (APIPath.realtimeClientSecrets, ["expires_after": ["anchor": "now", "seconds": 60]], partnerToken),
+                (
+                    APIPath.realtimeTranscriptionSessions,
+                    ["input_audio_transcription": ["prompt": String(repeating: "Ask not. ", count: 500)]], userToken
+                ),
             ]
             for (path, body, token) in refusals {
                 let response = try await Self.mint(platform, path, token: token, body)
                 #expect(response.status == 400, "\(body): \(response.text)")
             }
+            let notJSON = try await platform.send(
+                "POST", APIPath.realtimeClientSecrets, token: partnerToken, body: Data("session=1".utf8),
+                headers: ["Content-Type": "application/json"])
+            #expect(notJSON.status == 400, "\(notJSON.text)")
             #expect(try await Self.mint(platform, APIPath.realtimeClientSecrets, token: nil, [:]).status == 401)
             let secretMints = try await Self.mint(platform, APIPath.realtimeClientSecrets, token: gaValue, [:])
             #expect(secretMints.status == 401 && secretMints.errorMessage.contains("only opens"), "\(secretMints.text)")

@@ -3,6 +3,7 @@ import EarshotServer
 import EarshotServerTestSupport
 import EarshotTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Live sessions become records when they end (docs/live.md#sessions-become-records): driven by the Python
@@ -72,10 +73,15 @@ struct LiveRecordsTests {
                 audio = open(pcm16, "rb").read()[:2 * 32000]
                 await ws.send(json.dumps({"type": "input_audio_buffer.append",
                                           "audio": base64.b64encode(audio).decode()}))
+                # The recording has one rate: it cannot change once audio was sent.
+                await ws.send(json.dumps({"type": "transcription_session.update",
+                                          "session": {"input_audio_sample_rate": 24000}}))
+                rate_change = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
                 while not json.loads(await ws.recv())["type"].endswith("transcription.completed"):
                     pass
-                return {"header": ws.response.headers.get("Earshot-Record-Id"), "created": created}
+                return {"header": ws.response.headers.get("Earshot-Record-Id"), "created": created,
+                        "rate_change": rate_change}
 
         async def silent_session():
             async with websockets.connect(url, additional_headers=headers) as ws:
@@ -191,6 +197,9 @@ struct LiveRecordsTests {
             let unkept = try #require(out["unkept"] as? [String: Any])
             #expect(unkept["header"] is NSNull || unkept["header"] == nil)
             #expect((unkept["created"] as? [String: Any])?["record_id"] == nil)
+            let rateChange = try #require(unkept["rate_change"] as? [String: Any])
+            #expect(rateChange["type"] as? String == "error")
+            #expect((rateChange["error"] as? [String: Any])?["code"] as? String == "invalid_value", "\(rateChange)")
             let silent = try #require(out["silent"] as? [String: Any])
             let silentID = try #require(silent["header"] as? String)
             let list = try await platform.send("GET", APIPath.records + "?source=live", token: token)
@@ -199,6 +208,93 @@ struct LiveRecordsTests {
                 try await platform.send("GET", APIPath.filled(APIPath.record, ["record_id": silentID]), token: token)
                     .status == 404)
             #expect(out["bad_store"] as? Int == 400)
+        }
+    }
+
+    static let steady = #"""
+        import asyncio, base64, json, sys
+        import websockets
+        base, token, pcm16, ready = sys.argv[1:5]
+        url = base.replace("http", "ws", 1) + "/v1/realtime?intent=transcription"
+
+        async def main():
+            headers = {"Authorization": "Bearer " + token}
+            async with websockets.connect(url, additional_headers=headers, max_size=None) as ws:
+                await ws.recv()
+                await ws.send(json.dumps({"type": "transcription_session.update", "session": {
+                    "input_audio_sample_rate": 16000, "turn_detection": None,
+                    "input_audio_transcription": {"language": "en"}}}))
+                await ws.recv()
+                audio = open(pcm16, "rb").read()
+                await ws.send(json.dumps({"type": "input_audio_buffer.append",
+                                          "audio": base64.b64encode(audio[:4 * 32000]).decode()}))
+                await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+                while True:
+                    event = json.loads(await ws.recv())
+                    if event["type"].endswith("transcription.completed"):
+                        break
+                await ws.send(json.dumps({"type": "input_audio_buffer.append",
+                                          "audio": base64.b64encode(audio[4 * 32000:6 * 32000]).decode()}))
+                await asyncio.sleep(0.3)
+                with open(ready, "w") as f:
+                    json.dump({"record": ws.response.headers.get("Earshot-Record-Id"), "text": event["transcript"]}, f)
+                try:
+                    while True:
+                        await ws.recv()
+                except websockets.exceptions.ConnectionClosed as closed:
+                    print(json.dumps({"code": closed.rcvd.code if closed.rcvd else None}))
+
+        asyncio.run(main())
+        """#
+
+    @Test func aSessionOpenWhenTheServerShutsDownIsKept() async throws {
+        guard FileManager.default.isExecutableFile(atPath: RealtimeTranscriptionTests.python.path),
+            TestEnvironment.exist(TestEnvironment.jfk), TestAudio.modelsInstalled
+        else {
+            Issue.record("run scripts/setup (venv with websockets, models, test audio)")
+            return
+        }
+        let directory = try TestEnvironment.makeTemporaryDirectory("live-shutdown")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pcm16 = directory.appendingPathComponent("jfk-16k.pcm")
+        let ready = directory.appendingPathComponent("ready.json")
+        let data = directory.appendingPathComponent("data")
+        try FFmpeg.convert(TestEnvironment.jfk, to: pcm16, ["-f", "s16le", "-ac", "1", "-ar", "16000"])
+        let client = Mutex<Task<ProcessResult, any Error>?>(nil)
+        let token = Mutex<String?>(nil)
+        try await TestPlatform.with(dataDirectory: data) { platform in
+            let (_, partnerToken) = try await platform.newPartnerToken()
+            token.withLock { $0 = partnerToken }
+            let arguments = ["-c", Self.steady, platform.base.absoluteString, partnerToken, pcm16.path, ready.path]
+            client.withLock {
+                $0 = Task {
+                    try await Program(RealtimeTranscriptionTests.python).run(arguments, timeout: .seconds(120))
+                }
+            }
+            // The server shuts down with the session open: one item completed, 2 s more audio uncommitted.
+            let deadline = ContinuousClock.now + .seconds(100)
+            while !FileManager.default.fileExists(atPath: ready.path) {
+                try #require(ContinuousClock.now < deadline, "the client never got its transcript")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let result = try await #require(client.withLock { $0 }).value
+        try #require(result.status == 0, "\(result)")
+        let closed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(closed?["code"] as? Int == 1001, "\(result.stdout)")
+        let seen = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: ready)) as? [String: Any])
+        let id = try #require(seen["record"] as? String)
+        let committed = try #require(seen["text"] as? String)
+        try await TestPlatform.with(dataDirectory: data) { platform in
+            let partnerToken = try #require(token.withLock { $0 })
+            let response = try await platform.send(
+                "GET", APIPath.filled(APIPath.record, ["record_id": id]), token: partnerToken)
+            try #require(response.status == 200, "\(response.text)")
+            let record = try response.decode(RecordDetail.self)
+            #expect(record.record.source == "live")
+            #expect(abs(record.record.durationMs - 6000) <= 20, "\(record.record.durationMs)")
+            #expect(record.transcript?.sentences.map(\.text) == [committed])
         }
     }
 }
