@@ -177,6 +177,7 @@ struct SessionState {
         guard let session = event["session"], case .object = session else {
             throw RealtimeError(code: "invalid_value", message: "`\(type)` needs a `session` object", param: "session")
         }
+        try Self.checkTypes(session)
         // The GA shape nests the input settings under audio.input; the beta shape has them at the top.
         let input = session["audio"]?["input"]
         var newRate = inputRate
@@ -190,7 +191,7 @@ struct SessionState {
                     message: "audio format `\(kind)` is not supported; send audio/pcm (PCM16 mono, 24000 or 16000 Hz)",
                     param: "session.audio.input.format")
             }
-            if let rate = format["rate"]?.number { newRate = Int(rate) }
+            if let rate = format["rate"]?.number { newRate = try Self.rate(rate) }
         }
         if let format = session["input_audio_format"] {
             guard format.string == "pcm16" else {
@@ -201,7 +202,7 @@ struct SessionState {
                     param: "session.input_audio_format")
             }
         }
-        if let rate = session["input_audio_sample_rate"]?.number { newRate = Int(rate) }
+        if let rate = session["input_audio_sample_rate"]?.number { newRate = try Self.rate(rate) }
         guard newRate == 24_000 || newRate == 16_000 else {
             throw RealtimeError(
                 code: "unsupported_audio_format",
@@ -238,17 +239,18 @@ struct SessionState {
                     settings.threshold = threshold
                 }
                 if let padding = turn["prefix_padding_ms"]?.number {
-                    guard (0...5000).contains(padding) else {
+                    guard (0...5000).contains(padding), padding == padding.rounded() else {
                         throw RealtimeError(
-                            code: "invalid_value", message: "prefix_padding_ms must be within 0…5000",
+                            code: "invalid_value", message: "prefix_padding_ms must be a whole number within 0…5000",
                             param: "session.turn_detection.prefix_padding_ms")
                     }
                     settings.prefixPaddingMs = Int(padding)
                 }
                 if let silence = turn["silence_duration_ms"]?.number {
-                    guard (100...10000).contains(silence) else {
+                    guard (100...10000).contains(silence), silence == silence.rounded() else {
                         throw RealtimeError(
-                            code: "invalid_value", message: "silence_duration_ms must be within 100…10000",
+                            code: "invalid_value",
+                            message: "silence_duration_ms must be a whole number within 100…10000",
                             param: "session.turn_detection.silence_duration_ms")
                     }
                     settings.silenceDurationMs = Int(silence)
@@ -395,6 +397,62 @@ struct SessionState {
         let item = itemID ?? Identifier.make(prefix: "item")
         turns?.reset()
         return commitTurn(item: item, from: 0, to: buffer.count)
+    }
+
+    /// A sample rate in whole Hz.
+    private static func rate(_ value: Double) throws -> Int {
+        guard value == value.rounded(), abs(value) < 1e9 else {
+            throw RealtimeError(
+                code: "unsupported_audio_format", message: "a sample rate is a whole number of Hz: 24000 or 16000",
+                param: "rate")
+        }
+        return Int(value)
+    }
+
+    /// Refuses a field the session reads when it has the wrong JSON type (rather than ignoring it).
+    static func checkTypes(_ session: JSONValue) throws {
+        let input = session["audio"]?["input"]
+        try check(session["audio"], "audio", ["object"])
+        try check(input, "audio.input", ["object"])
+        try check(input?["format"], "audio.input.format", ["object", "string"])
+        try check(input?["format"]?["rate"], "audio.input.format.rate", ["number"])
+        try check(session["input_audio_sample_rate"], "input_audio_sample_rate", ["number"])
+        for (name, settings) in [
+            ("audio.input.transcription", input?["transcription"]),
+            ("input_audio_transcription", session["input_audio_transcription"]),
+        ] {
+            try check(settings, name, ["object", "null"])
+            for key in ["model", "language", "prompt"] {
+                try check(settings?[key], "\(name).\(key)", ["string", "null"])
+            }
+        }
+        for (name, turn) in [
+            ("audio.input.turn_detection", input?["turn_detection"]), ("turn_detection", session["turn_detection"]),
+        ] {
+            try check(turn, name, ["object", "null"])
+            try check(turn?["type"], "\(name).type", ["string"])
+            for key in ["threshold", "prefix_padding_ms", "silence_duration_ms"] {
+                try check(turn?[key], "\(name).\(key)", ["number"])
+            }
+        }
+    }
+
+    private static func check(_ value: JSONValue?, _ name: String, _ allowed: [String]) throws {
+        guard let value else { return }
+        let kind =
+            switch value {
+            case .null: "null"
+            case .bool: "boolean"
+            case .number: "number"
+            case .string: "string"
+            case .array: "array"
+            case .object: "object"
+            }
+        guard allowed.contains(kind) else {
+            throw RealtimeError(
+                code: "invalid_value", message: "`\(name)` must be \(allowed.joined(separator: " or ")), not \(kind)",
+                param: "session.\(name)")
+        }
     }
 
     /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.

@@ -35,8 +35,13 @@ struct ClientSecretRoutes: Sendable {
             APIPath.realtimeTranscriptionSessions, .partnerOrUser(.recordsWrite), body: .buffered(limit: Self.maxBody)
         ) { request, _, caller in
             var settings = try Self.body(request)
-            let lifetime = try lifetime(
-                settings["client_secret"]?["expires_after"] ?? settings["client_secret"]?["expires_at"])
+            let options = settings["client_secret"]
+            if let options {
+                guard case .object = options else {
+                    throw PlatformError.invalidArgument("client_secret must be an object: {\"expires_after\": {…}}")
+                }
+            }
+            let lifetime = try lifetime(options?["expires_after"] ?? options?["expires_at"])
             if case .object(var fields) = settings {
                 fields["client_secret"] = nil
                 settings = .object(fields)
@@ -94,7 +99,10 @@ struct ClientSecretRoutes: Sendable {
     /// The lifetime asked for (`{"anchor": "created_at", "seconds": N}`), else the default.
     private func lifetime(_ expiry: JSONValue?) throws -> Int {
         let maxSeconds = Int(limits.maxTTL.components.seconds)
-        guard let expiry, !expiry.isNull else { return min(Int(limits.ttl.components.seconds), maxSeconds) }
+        guard let expiry else { return min(Int(limits.ttl.components.seconds), maxSeconds) }
+        guard case .object = expiry else {
+            throw PlatformError.invalidArgument("expires_after must be {\"anchor\": \"created_at\", \"seconds\": N}")
+        }
         if let anchor = expiry["anchor"], anchor.string != "created_at" {
             throw PlatformError.invalidArgument("expires_after.anchor must be \"created_at\"")
         }

@@ -10,9 +10,10 @@ import Synchronization
 /// `GET /v1/realtime` upgraded to WebSocket: OpenAI-Realtime-compatible transcription sessions
 /// (``RealtimeTranscriptionSession``; [live.md](../../../docs/live.md)).
 ///
-/// The caller is a partner token, or a user token with `records:write`, sent as `Authorization: Bearer …` or — as
-/// browsers must, since they cannot set headers on a WebSocket — in the subprotocol list as
-/// `openai-insecure-api-key.<token>` next to `realtime` (the server then answers with `realtime`). A refused
+/// The caller is a partner token, a user token with `records:write`, or a client secret (`ek_…`,
+/// ``ClientSecretRoutes``: the session then starts with the settings it was minted with), sent as
+/// `Authorization: Bearer …` or — as browsers must, since they cannot set headers on a WebSocket — in the subprotocol
+/// list as `openai-insecure-api-key.<token>` next to `realtime` (the server then answers with `realtime`). A refused
 /// credential is an ordinary 401/403 before the upgrade. `intent=transcription` selects the beta event names
 /// (`transcription_session.*`); without it the GA names (`session.*`) are used.
 ///

@@ -25,7 +25,7 @@ struct ClientSecretTests {
             async with websockets.connect(url + "?intent=transcription", subprotocols=browser(secrets["beta"]),
                                           max_size=None) as ws:
                 created = json.loads(await ws.recv())
-                audio = open(pcm16, "rb").read()[:3 * 32000]
+                audio = open(pcm16, "rb").read()[:4 * 32000]
                 await ws.send(json.dumps({"type": "input_audio_buffer.append",
                                           "audio": base64.b64encode(audio).decode()}))
                 await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
