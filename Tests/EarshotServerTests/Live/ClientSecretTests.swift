@@ -125,6 +125,10 @@ struct ClientSecretTests {
                 (APIPath.realtimeClientSecrets, ["expires_after": ["seconds": 100_000]], partnerToken),
                 (APIPath.realtimeClientSecrets, ["session": ["type": "realtime"]], partnerToken),
                 (APIPath.realtimeClientSecrets, ["session": "transcription"], partnerToken),
+                (APIPath.realtimeTranscriptionSessions, ["input_audio_transcription": "whisper-1"], userToken),
+                (APIPath.realtimeTranscriptionSessions, ["turn_detection": ["prefix_padding_ms": "300"]], userToken),
+                (APIPath.realtimeTranscriptionSessions, ["turn_detection": ["silence_duration_ms": 250.5]], userToken),
+                (APIPath.realtimeTranscriptionSessions, ["client_secret": "60"], userToken),
                 (APIPath.realtimeClientSecrets, ["expires_after": ["anchor": "now", "seconds": 60]], partnerToken),
                 (
                     APIPath.realtimeTranscriptionSessions,
