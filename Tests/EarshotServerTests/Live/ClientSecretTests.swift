@@ -178,7 +178,7 @@ struct ClientSecretTests {
                 [
                     "-c", Self.client, platform.base.absoluteString,
                     String(decoding: try JSONSerialization.data(withJSONObject: secrets), as: UTF8.self), pcm16.path,
-                ], timeout: .seconds(180))
+                ], timeout: .seconds(600))
             try #require(result.status == 0, "\(result)")
             let out = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
 
