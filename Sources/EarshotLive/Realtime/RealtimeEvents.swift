@@ -30,6 +30,27 @@ enum RealtimeEvents {
             ])
     }
 
+    /// The translation of a completed item (`translate_to`), paired with it by `item_id`.
+    static func translated(item: String, language: String, translation: String) -> JSONValue {
+        event(
+            "conversation.item.input_audio_translation.completed",
+            [
+                "item_id": .string(item), "content_index": 0, "language": .string(language),
+                "translation": .string(translation),
+            ])
+    }
+
+    /// No trustworthy translation of a completed item: `code` says why (`translation_failed`, or
+    /// `translation_untrusted` when the quality gate refused the output).
+    static func translationFailed(item: String, language: String, code: String, message: String) -> JSONValue {
+        event(
+            "conversation.item.input_audio_translation.failed",
+            [
+                "item_id": .string(item), "content_index": 0, "language": .string(language),
+                "error": ["type": "server_error", "code": .string(code), "message": .string(message)],
+            ])
+    }
+
     static func error(_ error: RealtimeError) -> JSONValue {
         event("error", ["error": error.json])
     }

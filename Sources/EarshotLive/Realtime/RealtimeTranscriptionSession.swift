@@ -20,6 +20,11 @@ import Synchronization
 /// decodes agree on are sent as deltas at once (``StablePrefix``, LocalAgreement-2), never taken back; the final
 /// decode then adds the rest and `completed` carries the whole text. Bad input gets an `error` event and the session
 /// goes on.
+///
+/// With `translate_to` in the transcription settings (and a ``LiveTranslator``), each completed item is translated
+/// after its `completed` event, one at a time in item order beside the decodes (so translations never hold up the
+/// transcripts of later items): `conversation.item.input_audio_translation.completed` with the item's `item_id`, or
+/// `….failed` saying why there is no trustworthy translation.
 public struct RealtimeTranscriptionSession: Sendable {
     /// Limits and pacing.
     public struct Configuration: Sendable {
@@ -62,14 +67,17 @@ public struct RealtimeTranscriptionSession: Sendable {
     let recognizer: any LiveRecognizer
     let detector: VoiceActivityDetector
     let recorder: (any LiveSessionRecorder)?
+    let translator: (any LiveTranslator)?
 
     /// A session decoding with `recognizer`; `recorder`, when given, receives the audio as it is accepted and each
-    /// item's final text (the server keeps the session as a record with it).
+    /// item's final text (the server keeps the session as a record with it); `translator`, when given, serves
+    /// `translate_to` (without it the option is refused with `invalid_value`).
     public init(
         recognizer: any LiveRecognizer, detector: VoiceActivityDetector, configuration: Configuration,
-        recorder: (any LiveSessionRecorder)? = nil
+        recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil
     ) {
         self.recognizer = recognizer
+        self.translator = translator
         self.detector = detector
         self.configuration = configuration
         self.recorder = recorder
@@ -82,8 +90,10 @@ public struct RealtimeTranscriptionSession: Sendable {
     ) async where Messages.Element == Incoming {
         let (outbox, out) = AsyncStream<JSONValue>.makeStream()
         let (finals, finalQueue) = AsyncStream<Utterance>.makeStream()
+        let (translations, translationQueue) = AsyncStream<(Utterance, Recognition)>.makeStream()
         let texts = Transcripts(out: out, recorder: recorder)
         let recognizer = self.recognizer
+        let translator = self.translator
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // The one writer: events leave in the order they were emitted.
@@ -94,16 +104,30 @@ public struct RealtimeTranscriptionSession: Sendable {
             group.addTask {
                 for await utterance in finals {
                     do {
-                        let recognition = try await recognizer.transcribe(
-                            utterance.samples, settings: utterance.settings, partial: false)
-                        await texts.complete(utterance, recognition ?? Recognition(text: ""))
+                        let recognition =
+                            try await recognizer.transcribe(
+                                utterance.samples, settings: utterance.settings, partial: false)
+                            ?? Recognition(text: "")
+                        await texts.complete(utterance, recognition)
+                        if utterance.translateTo != nil { translationQueue.yield((utterance, recognition)) }
                     } catch {
                         await texts.fail(utterance, message: "\(error)")
                     }
                 }
+                translationQueue.finish()
+            }
+            group.addTask {
+                // Interpretation: one translation at a time, in item order, beside the decodes of later items. The
+                // last producer of events: it ends the writer once the last item's translation went out.
+                for await (utterance, recognition) in translations {
+                    guard let target = utterance.translateTo else { continue }
+                    await Self.translate(utterance, recognition, to: target, with: translator, out: out)
+                }
+                out.finish()
             }
             let partialRunning = Flag()
-            var state = SessionState(configuration: configuration, detector: detector, recorder: recorder)
+            var state = SessionState(
+                configuration: configuration, detector: detector, recorder: recorder, translator: translator)
             var pending = await state.start(recognizer: recognizer)
             var iterator = messages.makeAsyncIterator()
             while true {
@@ -129,9 +153,36 @@ public struct RealtimeTranscriptionSession: Sendable {
                 pending = await state.handle(message, recognizer: recognizer)
             }
             finalQueue.finish()
-            // Let the decodes of committed turns finish and their events go out, then stop the writer.
-            await texts.waitForPending(state.committedItems)
-            out.finish()
+            // The decodes of committed turns finish and their events go out; the translation task then stops the
+            // writer.
+        }
+    }
+
+    /// Translates one completed item and emits its translation event (or `failed`, saying why).
+    static func translate(
+        _ utterance: Utterance, _ recognition: Recognition, to target: String, with translator: (any LiveTranslator)?,
+        out: AsyncStream<JSONValue>.Continuation
+    ) async {
+        let item = utterance.itemID
+        guard let translator else { return }
+        let text = recognition.text.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            out.yield(RealtimeEvents.translated(item: item, language: target, translation: ""))
+            return
+        }
+        do {
+            let translation = try await translator.translate(
+                utterance.samples, recognition: recognition, settings: utterance.settings, to: target)
+            out.yield(
+                RealtimeEvents.translated(
+                    item: item, language: target, translation: translation.trimmingCharacters(in: .whitespaces)))
+        } catch let error as RealtimeError {
+            out.yield(
+                RealtimeEvents.translationFailed(item: item, language: target, code: error.code, message: error.message))
+        } catch {
+            out.yield(
+                RealtimeEvents.translationFailed(
+                    item: item, language: target, code: "translation_failed", message: "\(error)"))
         }
     }
 
@@ -139,11 +190,12 @@ public struct RealtimeTranscriptionSession: Sendable {
     /// object it yields in `dialect`'s shape (for minting a client secret with these settings).
     /// - Throws: the ``RealtimeError`` the session would answer (`invalid_value`, `unsupported_audio_format`).
     public static func settings(
-        of session: JSONValue, dialect: Configuration.Dialect, recognizer: any LiveRecognizer
+        of session: JSONValue, dialect: Configuration.Dialect, recognizer: any LiveRecognizer,
+        translator: (any LiveTranslator)? = nil
     ) async throws -> JSONValue {
         var configuration = Configuration()
         configuration.dialect = dialect
-        var state = SessionState(configuration: configuration, detector: nil)
+        var state = SessionState(configuration: configuration, detector: nil, translator: translator)
         _ = try await state.update(["type": "session.update", "session": session], type: "session.update", recognizer: recognizer)
         return state.session
     }
@@ -172,6 +224,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         let settings: TranscriptionSettings
         /// Where `samples` start on the session's audio clock (16 kHz samples since its first audio).
         var start = 0
+        /// The language to translate the item into once completed (`translate_to`), or nil.
+        var translateTo: String?
     }
 }
 
@@ -181,7 +235,6 @@ actor Transcripts {
     private let recorder: (any LiveSessionRecorder)?
     private var prefixes: [String: StablePrefix] = [:]
     private var done: Set<String> = []
-    private var waiters: [(items: Set<String>, continuation: CheckedContinuation<Void, Never>)] = []
 
     init(out: AsyncStream<JSONValue>.Continuation, recorder: (any LiveSessionRecorder)?) {
         self.out = out
@@ -224,16 +277,5 @@ actor Transcripts {
 
     private func finished(_ item: String) {
         done.insert(item)
-        waiters.removeAll { waiter in
-            guard waiter.items.isSubset(of: done) else { return false }
-            waiter.continuation.resume()
-            return true
-        }
-    }
-
-    /// Returns once every item of `items` is completed or failed.
-    func waitForPending(_ items: Set<String>) async {
-        guard !items.isSubset(of: done) else { return }
-        await withCheckedContinuation { waiters.append((items, $0)) }
     }
 }

@@ -20,6 +20,9 @@ struct SessionState {
     /// recognizer:)``).
     let detector: VoiceActivityDetector?
     let recorder: (any LiveSessionRecorder)?
+    let translator: (any LiveTranslator)?
+    /// `translate_to`: the language each completed item is translated into, or nil.
+    var translateTo: String?
     var inputRate: Int
     /// Whether any audio was accepted (the input rate is then fixed: the recording has one rate).
     var audioReceived = false
@@ -33,15 +36,15 @@ struct SessionState {
     /// The item the current turn (server VAD) or buffer will become.
     var itemID: String?
     var previousItemID: String?
-    private(set) var committedItems: Set<String> = []
 
     init(
         configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector?,
-        recorder: (any LiveSessionRecorder)? = nil
+        recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil
     ) {
         self.configuration = configuration
         self.detector = detector
         self.recorder = recorder
+        self.translator = translator
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
         inputRate = configuration.inputRate
@@ -84,6 +87,7 @@ struct SessionState {
             "model": .string(transcription.model ?? "asr-fast"),
             "language": transcription.language.map(JSONValue.string) ?? .null,
             "prompt": .string(transcription.prompt ?? ""),
+            "translate_to": translateTo.map(JSONValue.string) ?? .null,
         ]
         let turnJSON: JSONValue =
             turnSettings.map { settings in
@@ -183,6 +187,7 @@ struct SessionState {
         var newRate = inputRate
         var newTranscription = transcription
         var newTurns = turnSettings
+        var newTranslateTo = translateTo
         if let format = input?["format"] {
             let kind = format["type"]?.string ?? format.string ?? ""
             guard kind == "audio/pcm" || kind == "pcm16" else {
@@ -216,6 +221,9 @@ struct SessionState {
             }
             if let prompt = settings["prompt"] {
                 newTranscription.prompt = prompt.string.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            if let target = settings["translate_to"] {
+                newTranslateTo = target.string.flatMap { $0.isEmpty ? nil : $0.lowercased() }
             }
         }
         if let turn = input?["turn_detection"] ?? session["turn_detection"] {
@@ -264,6 +272,20 @@ struct SessionState {
             throw RealtimeError(
                 code: "invalid_value", message: "\(error)", param: "session.input_audio_transcription.model")
         }
+        if let target = newTranslateTo, target != translateTo {
+            let param = (input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription")
+                + ".translate_to"
+            guard let translator else {
+                throw RealtimeError(
+                    code: "invalid_value", message: "this server does not translate live sessions; leave out translate_to",
+                    param: param)
+            }
+            do {
+                try await translator.validate(target: target)
+            } catch {
+                throw RealtimeError(code: "invalid_value", message: "\(error)", param: param)
+            }
+        }
         if newRate != inputRate {
             guard !audioReceived else {
                 throw RealtimeError(
@@ -276,6 +298,7 @@ struct SessionState {
             resampler = nil
         }
         transcription = newTranscription
+        translateTo = newTranslateTo
         if newTurns != turnSettings {
             turnSettings = newTurns
             turns = Self.turns(newTurns, detector: detector)
@@ -422,7 +445,7 @@ struct SessionState {
             ("input_audio_transcription", session["input_audio_transcription"]),
         ] {
             try check(settings, name, ["object", "null"])
-            for key in ["model", "language", "prompt"] {
+            for key in ["model", "language", "prompt", "translate_to"] {
                 try check(settings?[key], "\(name).\(key)", ["string", "null"])
             }
         }
@@ -458,12 +481,12 @@ struct SessionState {
     /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.
     private mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
         let utterance = RealtimeTranscriptionSession.Utterance(
-            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: transcription, start: bufferStart + from)
+            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: transcription, start: bufferStart + from,
+            translateTo: translateTo)
         let committed = RealtimeEvents.event(
             "input_audio_buffer.committed",
             ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)])
         previousItemID = item
-        committedItems.insert(item)
         itemID = nil
         bufferStart += keepFrom
         buffer.removeFirst(keepFrom)

@@ -213,10 +213,12 @@ struct Services: Sendable {
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         ClientSecretRoutes(
             tokens: tokens, recognizer: EngineRecognizer(engines: engines, admission: admission),
+            interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes),
             limits: .init(ttl: configuration.liveSecretTTL, maxTTL: configuration.liveSecretMaxTTL)
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         RealtimeRoutes(
-            engines: engines, admission: admission, tokens: tokens,
+            engines: engines, admission: admission,
+            interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes), tokens: tokens,
             sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
             voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel, records: records,
             spoolDirectory: spool

@@ -23,6 +23,8 @@ struct ClientSecretRoutes: Sendable {
 
     let tokens: TokenService
     let recognizer: EngineRecognizer
+    /// Checks `translate_to` in the minted settings.
+    let interpreter: LiveInterpreter
     let limits: Limits
 
     /// The largest settings object a secret carries (its prompt, mostly): the secret travels in a header.
@@ -80,7 +82,7 @@ struct ClientSecretRoutes: Sendable {
         let session: JSONValue
         do {
             session = try await RealtimeTranscriptionSession.settings(
-                of: settings, dialect: dialect, recognizer: recognizer)
+                of: settings, dialect: dialect, recognizer: recognizer, translator: interpreter)
         } catch let error as RealtimeError {
             throw PlatformError.invalidArgument(
                 error.param.map { "\($0): \(error.message)" } ?? error.message)

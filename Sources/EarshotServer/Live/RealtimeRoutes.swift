@@ -28,6 +28,8 @@ import Synchronization
 struct RealtimeRoutes: Sendable {
     let engines: FileTranscriber
     let admission: DecodeAdmission
+    /// Serves `translate_to` (simultaneous interpretation).
+    let interpreter: LiveInterpreter
     let tokens: TokenService
     let sessions: LiveSessionCount
     let voiceActivityModel: String
@@ -69,6 +71,7 @@ struct RealtimeRoutes: Sendable {
         configuration.recordID = store ? Identifier.make(prefix: "rec") : nil
         let sessionConfiguration = configuration
         let recognizer = EngineRecognizer(engines: engines, admission: admission)
+        let interpreter = self.interpreter
         let sessions = self.sessions
         let modelPath = voiceActivityModel
         let (records, spool, logger) = (self.records, spoolDirectory, logger)
@@ -91,7 +94,8 @@ struct RealtimeRoutes: Sendable {
                 LiveRecording(directory: spool, recordID: $0, startedAt: records.now())
             }
             let session = RealtimeTranscriptionSession(
-                recognizer: recognizer, detector: detector, configuration: sessionConfiguration, recorder: recording)
+                recognizer: recognizer, detector: detector, configuration: sessionConfiguration, recorder: recording,
+                translator: interpreter)
             let messages = socket.messages.map { message -> RealtimeTranscriptionSession.Incoming in
                 switch message {
                 case .text(let text): .text(text)
