@@ -178,7 +178,8 @@ public struct RealtimeTranscriptionSession: Sendable {
                     item: item, language: target, translation: translation.trimmingCharacters(in: .whitespaces)))
         } catch let error as RealtimeError {
             out.yield(
-                RealtimeEvents.translationFailed(item: item, language: target, code: error.code, message: error.message))
+                RealtimeEvents.translationFailed(
+                    item: item, language: target, code: error.code, message: error.message))
         } catch {
             out.yield(
                 RealtimeEvents.translationFailed(

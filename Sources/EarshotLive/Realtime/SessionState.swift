@@ -273,11 +273,13 @@ struct SessionState {
                 code: "invalid_value", message: "\(error)", param: "session.input_audio_transcription.model")
         }
         if let target = newTranslateTo, target != translateTo {
-            let param = (input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription")
+            let param =
+                (input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription")
                 + ".translate_to"
             guard let translator else {
                 throw RealtimeError(
-                    code: "invalid_value", message: "this server does not translate live sessions; leave out translate_to",
+                    code: "invalid_value",
+                    message: "this server does not translate live sessions; leave out translate_to",
                     param: param)
             }
             do {

@@ -9,8 +9,8 @@ import Testing
 /// Waits are generous (a decode can take minutes on a loaded machine); the time limit is a hang guard.
 @Suite(.serialized, .timeLimit(.minutes(30)))
 struct LiveInterpretationTests {
-    static let sentence = "El gato negro duerme en la casa de mi madre."
-    static let english = "The black cat sleeps in my mother's house."
+    static let sentence = "Buenos días. Me llamo Juan y vivo en Madrid."
+    static let english = "Good morning. My name is Juan and I live in Madrid."
 
     static let client = #"""
         import asyncio, base64, json, sys, time
@@ -113,11 +113,13 @@ struct LiveInterpretationTests {
             let translated = types.firstIndex(of: "conversation.item.input_audio_translation.completed")
             #expect(completed != nil && translated != nil && completed! < translated!, "\(types)")
             let translation = try #require(english.last)
-            #expect(translation["type"] as? String == "conversation.item.input_audio_translation.completed", "\(translation)")
+            #expect(
+                translation["type"] as? String == "conversation.item.input_audio_translation.completed",
+                "\(translation)")
             #expect(translation["language"] as? String == "en")
             let text = translation["translation"] as? String ?? ""
             let wer = RealtimeTranscriptionTests.wer(Self.english, text)
-            #expect(wer <= 0.6, "expected about \"\(Self.english)\", got \"\(text)\" (WER \(wer))")
+            #expect(wer <= 0.5, "expected about \"\(Self.english)\", got \"\(text)\" (WER \(wer))")
 
             // French through the notes provider: a translation that passed the gate, a failed event saying why, or
             // (no language model on this server) a refused update saying what to configure.
