@@ -116,6 +116,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// closed with 1013. Their decodes share the `/v1/audio/*` slots (``openAIConcurrency``).
     public var liveMaxSessions = 4
 
+    /// Who speaks for `POST /v1/audio/speech` (and later the dialogue): `espeak` (espeak-ng run as a child process)
+    /// or the base URL, ending in `/v1`, of an OpenAI-compatible speech server.
+    public var speechProvider = "espeak"
+    /// API key sent as a bearer token to a ``speechProvider`` URL (`speech-api-key` or `speech-api-key-file`).
+    public var speechAPIKey: String?
+    /// The `model` asked of a ``speechProvider`` URL.
+    public var speechModel = "tts-1"
+    /// The espeak-ng binary; nil looks it up on `PATH`.
+    public var speechEspeakPath: String?
+    /// Syntheses at once for `POST /v1/audio/speech`; as many more wait (up to ``openAIMaxWait``), the rest are
+    /// answered 429 `RATE_LIMITED`.
+    public var speechConcurrency = 2
+
     /// Base URL (ending in `/v1`) of an OpenAI-compatible chat-completions server for summaries and translations;
     /// nil uses the managed `llama-server` (``llmManaged``).
     public var llmBaseURL: String?

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+/// One run of a speech engine as a child process: text on stdin, audio from stdout, stderr kept for errors.
+///
+/// The blocking pipe work runs on Dispatch threads, never on Swift's cooperative pool. Cancellation of the calling
+/// task and the time limit terminate the child (SIGTERM, then SIGKILL a second later).
+struct EngineProcess: Sendable {
+    /// What the child left behind.
+    struct Output: Sendable {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        /// True when the child was stopped for running past the time limit.
+        var timedOut: Bool
+    }
+
+    let executable: URL
+    let arguments: [String]
+    let timeout: Duration
+
+    /// Runs the child with `input` on stdin and waits for it to exit.
+    ///
+    /// - Throws: ``VoiceError/Code/unavailable`` when it cannot start, or `CancellationError`.
+    func run(input: Data) async throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let handle = ProcessHandle(process)
+        let timedOut = Atomic(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
+                DispatchQueue.global().async {
+                    do {
+                        try process.run()
+                    } catch {
+                        continuation.resume(
+                            throwing: VoiceError(
+                                .unavailable, "cannot start \(executable.path): \(error)", underlying: error))
+                        return
+                    }
+                    handle.started()
+                    let group = DispatchGroup()
+                    let errors = Mutex(Data())
+                    DispatchQueue.global().async(group: group) {
+                        // A child that exits early closes its end: the write fails with EPIPE, which is ignored
+                        // (Foundation's pipes do not raise SIGPIPE); its status tells what happened.
+                        try? stdin.fileHandleForWriting.write(contentsOf: input)
+                        try? stdin.fileHandleForWriting.close()
+                    }
+                    DispatchQueue.global().async(group: group) {
+                        let data = stderr.fileHandleForReading.readDataToEndOfFile()
+                        errors.withLock { $0 = data }
+                    }
+                    let deadline = DispatchWorkItem {
+                        timedOut.store(true, ordering: .relaxed)
+                        handle.stop()
+                    }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: deadline)
+                    let audio = stdout.fileHandleForReading.readDataToEndOfFile()
+                    group.wait()
+                    process.waitUntilExit()
+                    deadline.cancel()
+                    let text = String(decoding: errors.withLock { $0 }.suffix(4096), as: UTF8.self)
+                    continuation.resume(
+                        returning: Output(
+                            status: process.terminationStatus, stdout: audio, stderr: text,
+                            timedOut: timedOut.load(ordering: .relaxed)))
+                }
+            }
+        } onCancel: {
+            handle.stop()
+        }
+    }
+}
+
+/// Stops a child from another thread: SIGTERM at once (or as soon as it has started), SIGKILL a second later.
+// SAFETY: `process` is only read for its pid after `run()` returned (ordered by the mutex); Process is otherwise
+// touched by the one Dispatch block that runs it.
+private final class ProcessHandle: @unchecked Sendable {
+    private let process: Process
+    private let state = Mutex((started: false, stopRequested: false))
+
+    init(_ process: Process) { self.process = process }
+
+    func started() {
+        let stop = state.withLock { state -> Bool in
+            state.started = true
+            return state.stopRequested
+        }
+        if stop { signal() }
+    }
+
+    func stop() {
+        let started = state.withLock { state -> Bool in
+            state.stopRequested = true
+            return state.started
+        }
+        if started { signal() }
+    }
+
+    private func signal() {
+        let pid = process.processIdentifier
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
