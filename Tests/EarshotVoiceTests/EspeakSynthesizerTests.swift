@@ -56,7 +56,9 @@ struct EspeakSynthesizerTests {
 
     @Test func languagesMapOntoEspeakNames() async throws {
         #expect(try await synthesizer.espeakVoice(for: SpeechRequest(text: "x", language: "en")) == "en-us+m3")
-        #expect(try await synthesizer.espeakVoice(for: SpeechRequest(text: "x", language: "fr", voice: "nova")) == "fr-fr+f3")
+        #expect(
+            try await synthesizer.espeakVoice(for: SpeechRequest(text: "x", language: "fr", voice: "nova"))
+                == "fr-fr+f3")
         #expect(try await synthesizer.espeakVoice(for: SpeechRequest(text: "x", language: "pt-BR")) == "pt-br+m3")
         #expect(try await synthesizer.espeakVoice(for: SpeechRequest(text: "x", language: "zh")) == "cmn+m3")
         #expect(try await synthesizer.espeakVoice(for: SpeechRequest(text: "x", language: "de-AT")) == "de+m3")

@@ -37,8 +37,8 @@ public final class PCMResampler {
         var context: OpaquePointer?
         try check(
             swr_alloc_set_opts2(
-                &context, &outputLayout, AV_SAMPLE_FMT_FLT, Int32(outputRate), &inputLayout, AV_SAMPLE_FMT_S16, Int32(inputRate),
-                0, nil),
+                &context, &outputLayout, AV_SAMPLE_FMT_FLT, Int32(outputRate), &inputLayout, AV_SAMPLE_FMT_S16,
+                Int32(inputRate), 0, nil),
             "swr_alloc_set_opts2", "setting up a \(inputRate) Hz resampler")
         guard let context else { throw AudioError(.failed, "swr_alloc_set_opts2 gave no context") }
         var owned: OpaquePointer? = context

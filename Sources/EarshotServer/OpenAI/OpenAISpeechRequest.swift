@@ -82,7 +82,8 @@ struct OpenAISpeechRequest: Sendable {
             throw PlatformError.invalidArgument("speed must be between 0.25 and 4.0 (1 is normal)")
         }
         if body.instructions != nil, body.model != "gpt-4o-mini-tts" {
-            throw PlatformError.invalidArgument("instructions need model gpt-4o-mini-tts (tts-1 and tts-1-hd take none)")
+            throw PlatformError.invalidArgument(
+                "instructions need model gpt-4o-mini-tts (tts-1 and tts-1-hd take none)")
         }
         if let stream = body.streamFormat, stream != "audio" {
             throw PlatformError.invalidArgument(

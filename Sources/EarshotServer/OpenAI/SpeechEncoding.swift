@@ -37,8 +37,12 @@ enum SpeechEncoding {
     static func wavHeader(dataBytes: Int) -> [UInt8] {
         var header: [UInt8] = []
         func append(_ text: String) { header += Array(text.utf8) }
-        func append32(_ value: Int) { for shift in stride(from: 0, to: 32, by: 8) { header.append(UInt8(truncatingIfNeeded: value >> shift)) } }
-        func append16(_ value: Int) { header += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)] }
+        func append32(_ value: Int) {
+            for shift in stride(from: 0, to: 32, by: 8) { header.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        }
+        func append16(_ value: Int) {
+            header += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+        }
         append("RIFF")
         append32(36 + dataBytes)
         append("WAVEfmt ")

@@ -83,7 +83,8 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
     /// - Throws: ``VoiceError/Code/unavailable`` when espeak-ng is missing, `failed` when it cannot list them.
     public func availableLanguages() async throws -> Set<String> {
         if let known = languages.names.withLock({ $0 }) { return known }
-        let process = EngineProcess(executable: try executable(), arguments: ["--voices"], timeout: configuration.timeout)
+        let process = EngineProcess(
+            executable: try executable(), arguments: ["--voices"], timeout: configuration.timeout)
         let output = try await process.run(input: Data())
         let listing = String(decoding: output.stdout, as: UTF8.self)
         let names = EspeakVoices.parseLanguages(listing)

@@ -166,7 +166,8 @@ public struct OpenAISpeechSynthesizer: SpeechSynthesizer {
             return CancellationError()
         default:
             return VoiceError(
-                .unavailable, "cannot reach the speech provider at \(url.absoluteString): \(error.localizedDescription)",
+                .unavailable,
+                "cannot reach the speech provider at \(url.absoluteString): \(error.localizedDescription)",
                 underlying: error)
         }
     }

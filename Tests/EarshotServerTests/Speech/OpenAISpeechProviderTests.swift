@@ -68,12 +68,15 @@ struct OpenAISpeechProviderTests {
             let original = try await upstream.send(
                 "POST", APIPath.openAISpeech, token: upstreamToken, json: Self.shimmerBody)
             try #require(original.status == 200, "\(original.text)")
-            try await TestPlatform.with(serialized: false, {
-                $0.speechProvider = upstream.base.absoluteString + "/v1"
-                $0.speechAPIKey = upstreamToken
-                // Proves espeak-ng is not used here.
-                $0.speechEspeakPath = "/nonexistent/espeak-ng"
-            }) { relay in
+            try await TestPlatform.with(
+                serialized: false,
+                {
+                    $0.speechProvider = upstream.base.absoluteString + "/v1"
+                    $0.speechAPIKey = upstreamToken
+                    // Proves espeak-ng is not used here.
+                    $0.speechEspeakPath = "/nonexistent/espeak-ng"
+                }
+            ) { relay in
                 let token = try await relay.partnerToken(try await relay.createPartner())
                 let relayed = try await relay.send("POST", APIPath.openAISpeech, token: token, json: Self.shimmerBody)
                 #expect(relayed.status == 200, "\(relayed.text)")

@@ -67,11 +67,15 @@ struct OpenAISpeechTests {
         try await TestPlatform.with { platform in
             let token = try await platform.partnerToken(try await platform.createPartner())
             var sizes: Set<Int> = []
-            for voice in ["alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse"] {
+            for voice in [
+                "alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse",
+            ] {
                 let result = try await Self.speak(
                     platform, token: token,
-                    ["model": "gpt-4o-mini-tts", "input": "Good morning.", "voice": voice, "response_format": "pcm",
-                     "instructions": "Speak calmly."])
+                    [
+                        "model": "gpt-4o-mini-tts", "input": "Good morning.", "voice": voice, "response_format": "pcm",
+                        "instructions": "Speak calmly.",
+                    ])
                 #expect(result.status == 200, "\(voice): \(result.text)")
                 sizes.insert(result.data.count)
             }
@@ -82,7 +86,8 @@ struct OpenAISpeechTests {
                 #expect(result.status == 200, "\(model): \(result.text)")
             }
             let normal = try await Self.speak(
-                platform, token: token, ["model": "tts-1", "input": Self.sentence, "voice": "echo", "response_format": "pcm"])
+                platform, token: token,
+                ["model": "tts-1", "input": Self.sentence, "voice": "echo", "response_format": "pcm"])
             let fast = try await Self.speak(
                 platform, token: token,
                 ["model": "tts-1", "input": Self.sentence, "voice": "echo", "response_format": "pcm", "speed": 2])
@@ -90,8 +95,10 @@ struct OpenAISpeechTests {
             // Earshot's language field: French is spoken as French.
             let french = try await Self.speak(
                 platform, token: token,
-                ["model": "tts-1", "input": "Bonjour à tous, la réunion est reportée.", "voice": "coral",
-                 "language": "fr"])
+                [
+                    "model": "tts-1", "input": "Bonjour à tous, la réunion est reportée.", "voice": "coral",
+                    "language": "fr",
+                ])
             #expect(french.status == 200, "\(french.text)")
         }
     }
@@ -144,7 +151,8 @@ struct OpenAISpeechTests {
     @Test func aMissingEngineIs503SayingHowToInstallIt() async throws {
         try await TestPlatform.with({ $0.speechEspeakPath = "/nonexistent/espeak-ng" }) { platform in
             let token = try await platform.partnerToken(try await platform.createPartner())
-            let result = try await Self.speak(platform, token: token, ["model": "tts-1", "input": "Hi.", "voice": "alloy"])
+            let result = try await Self.speak(
+                platform, token: token, ["model": "tts-1", "input": "Hi.", "voice": "alloy"])
             #expect(result.status == 503)
             #expect(result.errorCode == "UNAVAILABLE")
             #expect(result.errorMessage.contains("apt-get install espeak-ng"), "\(result.errorMessage)")
