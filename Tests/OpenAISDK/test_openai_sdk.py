@@ -185,7 +185,7 @@ class Refusals(unittest.TestCase):
 class Speech(unittest.TestCase):
     SENTENCE = "Please remember to bring your umbrella, the forecast says it will rain all afternoon."
 
-    def test_wav_pcm_and_opus(self):
+    def test_every_format(self):
         wav = client.audio.speech.create(model="tts-1", voice="alloy", input=self.SENTENCE).content
         self.assertEqual(wav[:4], b"RIFF")
         self.assertEqual(wav[8:12], b"WAVE")
@@ -199,6 +199,12 @@ class Speech(unittest.TestCase):
         opus = client.audio.speech.create(model="tts-1-hd", voice="onyx", input=self.SENTENCE, response_format="opus")
         self.assertEqual(opus.content[:4], b"OggS")
         self.assertIn(b"OpusHead", opus.content[:100])
+        mp3 = client.audio.speech.create(model="tts-1", voice="ballad", input=self.SENTENCE, response_format="mp3")
+        self.assertTrue(mp3.content[:3] == b"ID3" or mp3.content[0] == 0xFF, mp3.content[:4])
+        flac = client.audio.speech.create(model="tts-1", voice="verse", input=self.SENTENCE, response_format="flac")
+        self.assertEqual(flac.content[:4], b"fLaC")
+        aac = client.audio.speech.create(model="tts-1", voice="sage", input=self.SENTENCE, response_format="aac")
+        self.assertEqual(aac.content[0], 0xFF)
 
     def test_streaming_response_to_a_file_and_back_through_transcription(self):
         path = os.path.join(os.environ["SCRATCH"], "speech.wav")
@@ -219,7 +225,7 @@ class Speech(unittest.TestCase):
             with self.assertRaises(openai.BadRequestError) as caught:
                 client.audio.speech.create(**params)
             return caught.exception.message
-        self.assertIn("wav, pcm, opus", refused(response_format="mp3"))
+        self.assertIn("wav, pcm, opus, mp3, aac, flac", refused(response_format="aiff"))
         self.assertIn("darth", refused(voice="darth"))
         self.assertIn("4096", refused(input="a" * 4097))
         self.assertIn("tts-1", refused(model="whisper-1"))

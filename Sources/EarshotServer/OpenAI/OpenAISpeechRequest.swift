@@ -7,7 +7,7 @@ import EarshotVoice
 struct OpenAISpeechRequest: Sendable {
     /// The audio formats served.
     enum Format: String, Sendable, CaseIterable {
-        case wav, pcm, opus
+        case wav, pcm, opus, mp3, aac, flac
 
         /// The response's `Content-Type`.
         var contentType: String {
@@ -15,6 +15,9 @@ struct OpenAISpeechRequest: Sendable {
             case .wav: "audio/wav"
             case .pcm: "audio/pcm"
             case .opus: "audio/ogg; codecs=opus"
+            case .mp3: "audio/mpeg"
+            case .aac: "audio/aac"
+            case .flac: "audio/flac"
             }
         }
     }
@@ -42,8 +45,6 @@ struct OpenAISpeechRequest: Sendable {
     static let models = ["tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
     /// OpenAI's limit on `input`, in characters.
     static let maxInput = 4096
-    /// Formats OpenAI offers that Earshot does not encode.
-    static let refusedFormats: Set<String> = ["mp3", "aac", "flac"]
 
     var model: String
     var format: Format
@@ -64,9 +65,7 @@ struct OpenAISpeechRequest: Sendable {
         let served = Format.allCases.map(\.rawValue).joined(separator: ", ")
         guard let format = Format(rawValue: formatName) else {
             throw PlatformError.invalidArgument(
-                Self.refusedFormats.contains(formatName)
-                    ? "response_format \(formatName) is not served by Earshot; use \(served)"
-                    : "response_format \"\(formatName.prefix(32))\" is unknown; use \(served)")
+                "response_format \"\(formatName.prefix(32))\" is unknown; use \(served)")
         }
         self.format = format
         guard !body.input.allSatisfy(\.isWhitespace) else {

@@ -2,7 +2,8 @@ import EarshotAudio
 import EarshotVoice
 
 /// Synthesized speech in the formats `POST /v1/audio/speech` serves, all at OpenAI's 24 kHz mono: bare PCM16
-/// little-endian, a 16-bit PCM WAV file, or Ogg Opus (EarshotAudio's writer, 32 kb/s).
+/// little-endian, a 16-bit PCM WAV file, Ogg Opus (EarshotAudio's writer, 32 kb/s), and MP3, AAC (ADTS) or FLAC
+/// through ffmpeg's encoders (``AudioFileEncoder``).
 enum SpeechEncoding {
     /// The rate of every format served (OpenAI's).
     static let sampleRate = 24_000
@@ -23,6 +24,9 @@ enum SpeechEncoding {
             configuration.encoder.bitrate = 32_000
             let stream = try OggOpusStream(configuration: configuration)
             return try stream.start() + stream.append(samples) + stream.finish()
+        case .mp3: return try AudioFileEncoder.encode(samples, sampleRate: sampleRate, as: .mp3)
+        case .aac: return try AudioFileEncoder.encode(samples, sampleRate: sampleRate, as: .aac)
+        case .flac: return try AudioFileEncoder.encode(samples, sampleRate: sampleRate, as: .flac)
         }
     }
 

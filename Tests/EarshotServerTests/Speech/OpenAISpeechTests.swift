@@ -41,7 +41,6 @@ struct OpenAISpeechTests {
             // 15 words at espeak-ng's 175 words per minute: about 5 s.
             #expect((3.0...9.0).contains(seconds), "\(seconds) s")
 
-            // The default format is wav, as OpenAI's … is mp3; Earshot says which it serves when asked for mp3.
             let pcm = try await Self.speak(platform, token: token, body.merging(["response_format": "pcm"]) { $1 })
             try #require(pcm.status == 200, "\(pcm.text)")
             #expect(pcm.header("Content-Type") == "audio/pcm")
@@ -60,6 +59,27 @@ struct OpenAISpeechTests {
             #expect(abs(decodedSeconds - seconds) < 0.05, "Ogg Opus decodes to \(decodedSeconds) s of \(seconds) s")
             let energy = decoded.reduce(0) { $0 + $1 * $1 } / Float(max(decoded.count, 1))
             #expect(energy > 1e-4, "the decoded audio is speech, not silence")
+        }
+    }
+
+    @Test(arguments: ["mp3", "aac", "flac"])
+    func ffmpegFormatsDecodeToTheSameSpeech(format: String) async throws {
+        try await TestPlatform.with { platform in
+            let token = try await platform.partnerToken(try await platform.createPartner())
+            let body: [String: Any] = ["model": "tts-1", "input": Self.sentence, "voice": "sage"]
+            let pcm = try await Self.speak(platform, token: token, body.merging(["response_format": "pcm"]) { $1 })
+            let encoded = try await Self.speak(platform, token: token, body.merging(["response_format": format]) { $1 })
+            try #require(encoded.status == 200, "\(encoded.text)")
+            let types = ["mp3": "audio/mpeg", "aac": "audio/aac", "flac": "audio/flac"]
+            #expect(encoded.header("Content-Type") == types[format])
+            let file = platform.directory.appendingPathComponent("speech.\(format)")
+            try encoded.data.write(to: file)
+            let decoder = try AudioDecoder(contentsOf: file)
+            #expect(decoder.info.codec == format, "\(decoder.info.codec)")
+            let decoded = try await decoder.decodeAll()
+            let seconds = Double(pcm.data.count) / 48_000
+            let decodedSeconds = Double(decoded.count) / 16_000
+            #expect(abs(decodedSeconds - seconds) < 0.1, "\(format) decodes to \(decodedSeconds) s of \(seconds) s")
         }
     }
 
@@ -119,8 +139,8 @@ struct OpenAISpeechTests {
             try await expect400(good.merging(["input": String(repeating: "a", count: 4097)]) { $1 }, "4097", "4096")
             try await expect400(good.merging(["voice": "darth"]) { $1 }, "darth", "alloy", "verse")
             try await expect400(good.merging(["model": "whisper-1"]) { $1 }, "whisper-1", "tts-1", "gpt-4o-mini-tts")
-            try await expect400(good.merging(["response_format": "mp3"]) { $1 }, "mp3 is not served", "wav, pcm, opus")
-            try await expect400(good.merging(["response_format": "aiff"]) { $1 }, "aiff", "wav, pcm, opus")
+            try await expect400(
+                good.merging(["response_format": "aiff"]) { $1 }, "aiff", "wav, pcm, opus, mp3, aac, flac")
             try await expect400(good.merging(["speed": 5]) { $1 }, "speed", "0.25", "4.0")
             try await expect400(good.merging(["instructions": "whisper"]) { $1 }, "gpt-4o-mini-tts")
             try await expect400(good.merging(["stream_format": "sse"]) { $1 }, "stream_format")
