@@ -47,9 +47,8 @@ struct EngineProcess: Sendable {
                     let group = DispatchGroup()
                     let errors = Mutex(Data())
                     DispatchQueue.global().async(group: group) {
-                        // A child that exits early closes its end: the write fails with EPIPE, which is ignored
-                        // (Foundation's pipes do not raise SIGPIPE); its status tells what happened.
-                        try? stdin.fileHandleForWriting.write(contentsOf: input)
+                        // A child that exits early closes its end; its status tells what happened.
+                        Self.write(input, to: stdin.fileHandleForWriting.fileDescriptor)
                         try? stdin.fileHandleForWriting.close()
                     }
                     DispatchQueue.global().async(group: group) {
@@ -74,6 +73,41 @@ struct EngineProcess: Sendable {
             }
         } onCancel: {
             handle.stop()
+        }
+    }
+}
+
+extension EngineProcess {
+    /// Writes `data` to the pipe `descriptor`, stopping quietly when the reader has gone (EPIPE).
+    ///
+    /// A write to a pipe nobody reads raises SIGPIPE in the writing thread, which would end the whole process: it is
+    /// blocked on this thread for the write, and one raised meanwhile is taken before the mask is restored.
+    static func write(_ data: Data, to descriptor: Int32) {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec(tv_sec: 0, tv_nsec: 0)
+                _ = sigtimedwait(&pipeSignal, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
         }
     }
 }
