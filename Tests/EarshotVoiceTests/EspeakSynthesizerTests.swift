@@ -100,6 +100,20 @@ struct EspeakSynthesizerTests {
         #expect(speed?.code == .invalidInput)
     }
 
+    @Test func speechLongerThanTheMaximumIsRefusedAtOnce() async throws {
+        let short = EspeakSynthesizer(configuration: .init(maxDuration: .seconds(3)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: VoiceError.self) {
+            try await short.synthesize(SpeechRequest(text: String(repeating: Self.sentence + " ", count: 45)))
+        }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.message.contains("longer than 3 s") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("split it") == true)
+        #expect(clock.now - start < .seconds(3))
+        #expect(try await short.synthesize(SpeechRequest(text: "Just this.")).duration < .seconds(3))
+    }
+
     @Test func aMissingEngineSaysHowToInstallIt() async throws {
         let missing = EspeakSynthesizer(configuration: .init(executable: "/nonexistent/espeak-ng"))
         let error = await #expect(throws: VoiceError.self) {

@@ -321,6 +321,9 @@ extension ServerConfiguration {
         countSetting(
             "speech-concurrency", "Syntheses of /v1/audio/speech at once; more wait, then 429 (default 2).", 1...64,
             noun: "request count", \.speechConcurrency),
+        durationSetting(
+            "speech-max-duration", "Longest speech espeak-ng makes for one request; longer is a 400 (default 10m).",
+            \.speechMaxDuration),
         // Summaries and translations (EarshotNotes).
         Setting(
             name: "llm-base-url", valueName: "URL",

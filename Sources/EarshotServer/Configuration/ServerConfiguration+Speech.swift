@@ -12,6 +12,7 @@ extension ServerConfiguration {
                     concurrency: speechConcurrency))
         }
         return EspeakSynthesizer(
-            configuration: .init(executable: speechEspeakPath, concurrency: speechConcurrency))
+            configuration: .init(
+                executable: speechEspeakPath, concurrency: speechConcurrency, maxDuration: speechMaxDuration))
     }
 }

@@ -128,6 +128,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Syntheses at once for `POST /v1/audio/speech`; as many more wait (up to ``openAIMaxWait``), the rest are
     /// answered 429 `RATE_LIMITED`.
     public var speechConcurrency = 2
+    /// The longest speech espeak-ng may make for one request; a longer one is refused (400) as soon as espeak-ng
+    /// passes it.
+    public var speechMaxDuration: Duration = .seconds(600)
 
     /// Base URL (ending in `/v1`) of an OpenAI-compatible chat-completions server for summaries and translations;
     /// nil uses the managed `llama-server` (``llmManaged``).

@@ -50,6 +50,23 @@ struct OpenAISpeechRequest: Sendable {
     var format: Format
     var speech: SpeechRequest
 
+    /// True for `en`, `yue`, `pt-BR`, `zh_Hant_TW`: two or three letters, then subtags of one to eight letters or
+    /// digits (the `language` pattern of docs/openapi.json).
+    static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false).flatMap {
+            $0.split(separator: "_", omittingEmptySubsequences: false)
+        }
+        guard let first = parts.first, (2...3).contains(first.count),
+            first.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic })
+        else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.count)
+                && part.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))
+                }
+        }
+    }
+
     /// Checks `body`, throwing 400 `INVALID_ARGUMENT` with what was wrong and what to send instead.
     init(_ body: Body) throws(PlatformError) {
         guard Self.models.contains(body.model) else {
@@ -71,10 +88,12 @@ struct OpenAISpeechRequest: Sendable {
         guard !body.input.allSatisfy(\.isWhitespace) else {
             throw PlatformError.invalidArgument("input is empty; send the text to speak")
         }
-        guard body.input.count <= Self.maxInput else {
+        // Counted in Unicode scalars, as JSON Schema's maxLength counts (docs/openapi.json).
+        let length = body.input.unicodeScalars.count
+        guard length <= Self.maxInput else {
             throw PlatformError.invalidArgument(
-                "input is \(body.input.count) characters; the limit is \(Self.maxInput): split the text and send "
-                    + "the parts one by one")
+                "input is \(length) characters; the limit is \(Self.maxInput): split the text and send the parts one "
+                    + "by one")
         }
         let speed = body.speed ?? 1
         guard SpeechRequest.speeds.contains(speed) else {
@@ -89,10 +108,9 @@ struct OpenAISpeechRequest: Sendable {
                 "stream_format \"\(stream.prefix(16))\" is not served; Earshot sends the audio whole (stream_format "
                     + "audio)")
         }
-        if let language = body.language {
-            guard !language.isEmpty, language.count <= 35 else {
-                throw PlatformError.invalidArgument("language must be an ISO 639-1 code or BCP 47 tag (en, fr, pt-BR)")
-            }
+        if let language = body.language, !Self.isLanguageTag(language) {
+            throw PlatformError.invalidArgument(
+                "language \"\(language.prefix(35))\" is not an ISO 639-1 code or BCP 47 tag (examples: en, fr, pt-BR)")
         }
         speech = SpeechRequest(
             text: body.input, language: body.language ?? LanguageDetector.detect(body.input), voice: voice.rawValue,

@@ -7,27 +7,32 @@ public import Foundation
 public enum PCM16 {
     /// Samples of bare PCM16 little-endian mono (an odd trailing byte is dropped).
     public static func samples(_ bytes: Data) -> [Float] {
-        let count = bytes.count / 2
-        var samples = [Float](repeating: 0, count: count)
-        bytes.withUnsafeBytes { raw in
+        bytes.withUnsafeBytes { raw in samples(raw, from: 0, count: raw.count / 2, stride: 2) }
+    }
+
+    /// `count` samples of 16-bit little-endian PCM starting at byte `offset`, one every `stride` bytes.
+    static func samples(_ raw: UnsafeRawBufferPointer, from offset: Int, count: Int, stride: Int) -> [Float] {
+        [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             for index in 0..<count {
-                let low = UInt16(raw[2 * index])
-                let high = UInt16(raw[2 * index + 1])
-                samples[index] = Float(Int16(bitPattern: low | high << 8)) / 32_768
+                let value = Int16(
+                    littleEndian: raw.loadUnaligned(fromByteOffset: offset + index * stride, as: Int16.self))
+                buffer[index] = Float(value) / 32_768
             }
+            initialized = count
         }
-        return samples
     }
 
     /// Little-endian 16-bit bytes of `samples` (clamped to [-1, 1)).
     public static func bytes(_ samples: [Float]) -> Data {
-        var bytes = [UInt8](repeating: 0, count: samples.count * 2)
-        for (index, sample) in samples.enumerated() {
-            let value = UInt16(bitPattern: Int16(max(-32_768, min(32_767, (sample * 32_768).rounded()))))
-            bytes[2 * index] = UInt8(truncatingIfNeeded: value)
-            bytes[2 * index + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        let values = [Int16](unsafeUninitializedCapacity: samples.count) { buffer, initialized in
+            samples.withUnsafeBufferPointer { source in
+                for index in source.indices {
+                    buffer[index] = Int16(max(-32_768, min(32_767, (source[index] * 32_768).rounded()))).littleEndian
+                }
+            }
+            initialized = samples.count
         }
-        return Data(bytes)
+        return values.withUnsafeBytes { Data($0) }
     }
 
     /// True when `bytes` start like a RIFF/WAVE file.
@@ -69,12 +74,8 @@ public enum PCM16 {
                 }
                 let end = min(data.count, body + size)
                 let frame = 2 * format.channels
-                var samples: [Float] = []
-                samples.reserveCapacity((end - body) / frame)
-                var at = body
-                while at + frame <= end {
-                    samples.append(Float(Int16(bitPattern: UInt16(u16(at)))) / 32_768)
-                    at += frame
+                let samples = data.withUnsafeBytes { raw in
+                    Self.samples(raw, from: body, count: max(0, end - body) / frame, stride: frame)
                 }
                 return SynthesizedSpeech(samples: samples, sampleRate: format.rate)
             }

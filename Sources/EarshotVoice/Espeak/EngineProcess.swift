@@ -3,8 +3,9 @@ import Synchronization
 
 /// One run of a speech engine as a child process: text on stdin, audio from stdout, stderr kept for errors.
 ///
-/// The blocking pipe work runs on Dispatch threads, never on Swift's cooperative pool. Cancellation of the calling
-/// task and the time limit terminate the child (SIGTERM, then SIGKILL a second later).
+/// The blocking pipe work runs on threads of its own (serial Dispatch queues, which get a thread each when busy,
+/// unlike the global queues whose few threads blocking reads would starve), never on Swift's cooperative pool.
+/// Cancellation of the calling task and the time limit terminate the child (SIGTERM, then SIGKILL a second later).
 struct EngineProcess: Sendable {
     /// What the child left behind.
     struct Output: Sendable {
@@ -13,11 +14,16 @@ struct EngineProcess: Sendable {
         var stderr: String
         /// True when the child was stopped for running past the time limit.
         var timedOut: Bool
+        /// True when the child was stopped for writing more than ``EngineProcess/maxOutput`` bytes (``stdout`` then
+        /// holds only the first of them).
+        var overflowed = false
     }
 
     let executable: URL
     let arguments: [String]
     let timeout: Duration
+    /// The most stdout bytes kept; past them the child is stopped. Nil keeps everything.
+    var maxOutput: Int? = nil
 
     /// Runs the child with `input` on stdin and waits for it to exit.
     ///
@@ -34,7 +40,7 @@ struct EngineProcess: Sendable {
         let timedOut = Atomic(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
-                DispatchQueue.global().async {
+                Self.thread("run").async {
                     do {
                         try process.run()
                     } catch {
@@ -46,12 +52,12 @@ struct EngineProcess: Sendable {
                     handle.started()
                     let group = DispatchGroup()
                     let errors = Mutex(Data())
-                    DispatchQueue.global().async(group: group) {
+                    Self.thread("stdin").async(group: group) {
                         // A child that exits early closes its end; its status tells what happened.
                         Self.write(input, to: stdin.fileHandleForWriting.fileDescriptor)
                         try? stdin.fileHandleForWriting.close()
                     }
-                    DispatchQueue.global().async(group: group) {
+                    Self.thread("stderr").async(group: group) {
                         let data = stderr.fileHandleForReading.readDataToEndOfFile()
                         errors.withLock { $0 = data }
                     }
@@ -59,8 +65,17 @@ struct EngineProcess: Sendable {
                         timedOut.store(true, ordering: .relaxed)
                         handle.stop()
                     }
-                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds, execute: deadline)
-                    let audio = stdout.fileHandleForReading.readDataToEndOfFile()
+                    Self.thread("deadline").asyncAfter(deadline: .now() + timeout.seconds, execute: deadline)
+                    var audio = Data()
+                    var overflowed = false
+                    while let chunk = try? stdout.fileHandleForReading.read(upToCount: 1 << 16), !chunk.isEmpty {
+                        guard !overflowed else { continue }  // drained until the stopped child closes its end
+                        audio += chunk
+                        if let maxOutput, audio.count > maxOutput {
+                            overflowed = true
+                            handle.stop()
+                        }
+                    }
                     group.wait()
                     process.waitUntilExit()
                     deadline.cancel()
@@ -68,7 +83,7 @@ struct EngineProcess: Sendable {
                     continuation.resume(
                         returning: Output(
                             status: process.terminationStatus, stdout: audio, stderr: text,
-                            timedOut: timedOut.load(ordering: .relaxed)))
+                            timedOut: timedOut.load(ordering: .relaxed), overflowed: overflowed))
                 }
             }
         } onCancel: {
@@ -78,6 +93,9 @@ struct EngineProcess: Sendable {
 }
 
 extension EngineProcess {
+    /// A new serial queue: work on it gets a thread of its own even when blocking work fills the global queues.
+    static func thread(_ role: String) -> DispatchQueue { DispatchQueue(label: "earshot.voice.engine.\(role)") }
+
     /// Writes `data` to the pipe `descriptor`, stopping quietly when the reader has gone (EPIPE).
     ///
     /// A write to a pipe nobody reads raises SIGPIPE in the writing thread, which would end the whole process: it is
@@ -141,7 +159,7 @@ private final class ProcessHandle: @unchecked Sendable {
         let pid = process.processIdentifier
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [self] in
+        EngineProcess.thread("kill").asyncAfter(deadline: .now() + 1) { [self] in
             if process.isRunning { kill(pid, SIGKILL) }
         }
     }

@@ -22,16 +22,20 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
         public var timeout: Duration
         /// The language of requests that name none.
         public var defaultLanguage: String
+        /// The longest speech one request may make: espeak-ng is stopped past it and the request refused
+        /// (`invalidInput`), so a text that would speak for half an hour costs a fraction of a second.
+        public var maxDuration: Duration
 
         /// Creates a configuration.
         public init(
             executable: String? = nil, concurrency: Int = 2, timeout: Duration = .seconds(60),
-            defaultLanguage: String = "en"
+            defaultLanguage: String = "en", maxDuration: Duration = .seconds(600)
         ) {
             self.executable = executable
             self.concurrency = concurrency
             self.timeout = timeout
             self.defaultLanguage = defaultLanguage
+            self.maxDuration = maxDuration
         }
     }
 
@@ -119,11 +123,19 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
         try request.validate()
         let voice = try await espeakVoice(for: request)
         let arguments = ["--stdout", "-b", "1", "-v", voice, "-s", "\(EspeakVoices.wordsPerMinute(request.speed))"]
-        let process = EngineProcess(executable: try executable(), arguments: arguments, timeout: configuration.timeout)
+        let maxOutput = 44 + Int(configuration.maxDuration.seconds * Double(Self.sampleRate)) * 2
+        let process = EngineProcess(
+            executable: try executable(), arguments: arguments, timeout: configuration.timeout, maxOutput: maxOutput)
         // The text goes through stdin, so no input can be taken for an option.
         let input = Data(request.text.utf8)
         let output = try await slots.run { try await process.run(input: input) }
         try Task.checkCancellation()
+        if output.overflowed {
+            throw VoiceError(
+                .invalidInput,
+                "the input speaks for longer than \(Self.minutes(configuration.maxDuration)) at speed \(request.speed), "
+                    + "the most one request may: split it into shorter parts")
+        }
         if output.timedOut {
             throw VoiceError(.timeout, "espeak-ng did not finish within \(configuration.timeout)")
         }
@@ -132,5 +144,11 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
                 .failed, "espeak-ng -v \(voice) failed (exit \(output.status)): \(output.stderr.prefix(512))")
         }
         return try PCM16.wav(output.stdout)
+    }
+
+    /// `10 min`, `90 s`.
+    static func minutes(_ duration: Duration) -> String {
+        let seconds = Int(duration.seconds.rounded())
+        return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
     }
 }

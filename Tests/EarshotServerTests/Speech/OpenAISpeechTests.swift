@@ -145,6 +145,8 @@ struct OpenAISpeechTests {
             try await expect400(good.merging(["instructions": "whisper"]) { $1 }, "gpt-4o-mini-tts")
             try await expect400(good.merging(["stream_format": "sse"]) { $1 }, "stream_format")
             try await expect400(good.merging(["language": "xx"]) { $1 }, "espeak-ng does not speak \"xx\"")
+            try await expect400(good.merging(["language": "en_!!"]) { $1 }, "not an ISO 639-1 code or BCP 47 tag")
+            try await expect400(good.merging(["input": " \n\t "]) { $1 }, "input is empty")
             try await expect400(good.merging(["temperature": 1]) { $1 }, "unknown field `temperature`")
             try await expect400(["model": "tts-1", "voice": "alloy"], "missing field `input`")
             try await expect400(good.merging(["voice": ["id": "voice_1"]]) { $1 }, "voice", "string")
@@ -176,6 +178,20 @@ struct OpenAISpeechTests {
             #expect(result.status == 503)
             #expect(result.errorCode == "UNAVAILABLE")
             #expect(result.errorMessage.contains("apt-get install espeak-ng"), "\(result.errorMessage)")
+        }
+    }
+
+    @Test func speechLongerThanTheMaximumIs400() async throws {
+        try await TestPlatform.with({ $0.speechMaxDuration = .seconds(5) }) { platform in
+            let token = try await platform.partnerToken(try await platform.createPartner())
+            let long = String(repeating: Self.sentence + " ", count: 10)
+            let result = try await Self.speak(
+                platform, token: token, ["model": "tts-1", "input": long, "voice": "alloy"])
+            #expect(result.status == 400)
+            #expect(result.errorMessage.contains("longer than 5 s"), "\(result.errorMessage)")
+            let short = try await Self.speak(
+                platform, token: token, ["model": "tts-1", "input": "Short.", "voice": "alloy"])
+            #expect(short.status == 200)
         }
     }
 
