@@ -16,10 +16,11 @@ struct OpenAISpeechRoutes: Sendable {
     func register(on routes: APIRoutes) {
         routes.post(APIPath.openAISpeech, .partner) { request, _, _ in
             let parsed = try OpenAISpeechRequest(request.decode(OpenAISpeechRequest.Body.self))
-            let speech = try await admission.run { [synthesizer] in
-                try await synthesizer.synthesize(parsed.speech)
+            // Synthesis and encoding both hold the slot, so `speech-concurrency` bounds the CPU the route uses.
+            let audio = try await admission.run { [synthesizer] in
+                let speech = try await synthesizer.synthesize(parsed.speech)
+                return try await SpeechEncoding.encodeOffPool(speech, as: parsed.format)
             }
-            let audio = try SpeechEncoding.encode(speech, as: parsed.format)
             return Response.bytes(audio, contentType: parsed.format.contentType)
         }
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import EarshotAudio
 import EarshotVoice
 
@@ -27,6 +28,18 @@ enum SpeechEncoding {
         case .mp3: return try AudioFileEncoder.encode(samples, sampleRate: sampleRate, as: .mp3)
         case .aac: return try AudioFileEncoder.encode(samples, sampleRate: sampleRate, as: .aac)
         case .flac: return try AudioFileEncoder.encode(samples, sampleRate: sampleRate, as: .flac)
+        }
+    }
+
+    /// ``encode(_:as:)`` on a thread of its own (minutes of speech take a second or more to resample and compress),
+    /// never on Swift's cooperative pool.
+    static func encodeOffPool(_ speech: SynthesizedSpeech, as format: OpenAISpeechRequest.Format) async throws
+        -> [UInt8]
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "earshot.speech.encoding").async {
+                continuation.resume(with: Result { try encode(speech, as: format) })
+            }
         }
     }
 
