@@ -53,6 +53,12 @@ public enum APIPath {
     /// `GET` upgraded to WebSocket (partner or user token as Bearer, or the `openai-insecure-api-key.` subprotocol):
     /// OpenAI-Realtime-compatible live transcription (`?intent=transcription`).
     public static let realtime = "/v1/realtime"
+    /// `POST` (partner token, or user token with `records:write`): a client secret for a browser or app, with the
+    /// transcription session's settings (OpenAI's beta shape; answers the session with `client_secret`).
+    public static let realtimeTranscriptionSessions = "/v1/realtime/transcription_sessions"
+    /// `POST` (partner token, or user token with `records:write`): a client secret (OpenAI's GA shape:
+    /// `{value, expires_at, session}`).
+    public static let realtimeClientSecrets = "/v1/realtime/client_secrets"
     /// `GET` (partner token as Bearer): the speech tiers and their aliases, in OpenAI's model-list shape.
     public static let openAIModels = "/v1/models"
     /// `GET` (partner token as Bearer): one model of ``openAIModels``.

@@ -67,6 +67,22 @@ public final class WAVWriter {
         samplesWritten += samples.count
     }
 
+    /// Appends samples already in the file's encoding: 16-bit little-endian PCM, mono, at ``sampleRate`` (as a
+    /// realtime client sends them). Written as they are, without conversion.
+    /// - Throws: ``AudioError`` `.invalidArgument` for an odd byte count or after ``close()``, `.io` on a write
+    ///   error, `.tooLong` past the 4 GiB limit of a RIFF file.
+    public func write(pcm16 bytes: [UInt8]) throws(AudioError) {
+        guard let descriptor else { throw AudioError(.invalidArgument, "\(url.path): the WAV writer is closed") }
+        guard bytes.count % 2 == 0 else {
+            throw AudioError(.invalidArgument, "PCM16 audio has an even number of bytes (got \(bytes.count))")
+        }
+        guard samplesWritten * 2 + bytes.count <= Self.maxDataBytes else {
+            throw AudioError(.tooLong, "\(url.path): a WAV file cannot hold more than 4 GiB of samples")
+        }
+        try fileSystem { () throws(SystemCallError) in try Self.write(bytes, to: descriptor) }
+        samplesWritten += bytes.count / 2
+    }
+
     /// Patches the header sizes, flushes to disk (`fsync`) and closes the file. Further calls do nothing.
     /// - Throws: ``AudioError`` `.io` when the header cannot be written or the data not flushed.
     public func close() throws(AudioError) {

@@ -19,12 +19,16 @@ export function deviceNames() {
     .catch(() => new Map());
 }
 
-/** How a record's source reads: "upload", "phone", or the device's name (its serial once it is removed). */
+/**
+ * How a record's source reads: "upload", "phone", "live session", or the device's name (its serial once it is
+ * removed).
+ */
 export function sourceText(source, devices) {
   if (source.startsWith('device:')) {
     const serial = source.slice('device:'.length);
     return devices.get(serial) ?? `device ${serial}`;
   }
+  if (source === 'live') return 'live session';
   return source === 'import' ? 'upload' : source;
 }
 
@@ -68,7 +72,8 @@ function filterForm(query) {
       input('tag', 'Tag', 'text'),
       h('p', { class: 'field inline' }, h('label', { for: 'filter-source' }, 'Source'),
         h('select', { id: 'filter-source', name: 'source' },
-          [['', 'Any'], ['import', 'Upload'], ['phone', 'Phone'], ['device', 'Recorder devices']].map(([value, label]) =>
+          [['', 'Any'], ['import', 'Upload'], ['phone', 'Phone'], ['live', 'Live sessions'],
+            ['device', 'Recorder devices']].map(([value, label]) =>
             h('option', { value, selected: (query.get('source') ?? '') === value }, label)))),
       input('from', 'From', 'date'), input('to', 'To', 'date'),
       h('button', { type: 'submit' }, 'Apply')));

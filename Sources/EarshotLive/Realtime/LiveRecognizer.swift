@@ -8,10 +8,22 @@ public protocol LiveRecognizer: Sendable {
     /// `partial` marks a re-decode of an utterance still being spoken: the recognizer may answer nil rather than
     /// wait when the machine is busy (a partial is only a preview). A final decode (`partial == false`) waits its
     /// turn; it throws when it cannot be done (the error's description reaches the client in a `failed` event).
-    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> String?
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> Recognition?
 
     /// Checks settings a client chose (a model name it does not know); throws a description of what is wrong.
     func validate(_ settings: TranscriptionSettings) async throws
+}
+
+/// The text of an utterance and the language it was decoded in.
+public struct Recognition: Sendable, Hashable {
+    public var text: String
+    /// The language (ISO code) the engine decoded in: the session's, or the one it detected; nil when unknown.
+    public var language: String?
+
+    public init(text: String, language: String? = nil) {
+        self.text = text
+        self.language = language
+    }
 }
 
 /// The `input_audio_transcription` settings of a session.

@@ -41,6 +41,12 @@ public struct RealtimeTranscriptionSession: Sendable {
         public var turnDetection: TurnDetector.Settings? = TurnDetector.Settings()
         /// The input's sample rate before the client's first update (OpenAI's `pcm16` is 24 kHz).
         public var inputRate = 24_000
+        /// The record the session will become, told to the client as `record_id` in the `created` event; nil when
+        /// the session is not kept.
+        public var recordID: String?
+        /// Settings to apply before the `created` event, as the `session` of an update event (beta or GA shape):
+        /// those a client secret was minted with (checked then with ``settings(of:dialect:recognizer:)``).
+        public var initialSession: JSONValue?
 
         public init() {}
     }
@@ -55,11 +61,18 @@ public struct RealtimeTranscriptionSession: Sendable {
     public let configuration: Configuration
     let recognizer: any LiveRecognizer
     let detector: VoiceActivityDetector
+    let recorder: (any LiveSessionRecorder)?
 
-    public init(recognizer: any LiveRecognizer, detector: VoiceActivityDetector, configuration: Configuration) {
+    /// A session decoding with `recognizer`; `recorder`, when given, receives the audio as it is accepted and each
+    /// item's final text (the server keeps the session as a record with it).
+    public init(
+        recognizer: any LiveRecognizer, detector: VoiceActivityDetector, configuration: Configuration,
+        recorder: (any LiveSessionRecorder)? = nil
+    ) {
         self.recognizer = recognizer
         self.detector = detector
         self.configuration = configuration
+        self.recorder = recorder
     }
 
     /// Runs the session until `messages` ends (the client closed) or `send` fails, then waits for the decodes in
@@ -69,7 +82,7 @@ public struct RealtimeTranscriptionSession: Sendable {
     ) async where Messages.Element == Incoming {
         let (outbox, out) = AsyncStream<JSONValue>.makeStream()
         let (finals, finalQueue) = AsyncStream<Utterance>.makeStream()
-        let texts = Transcripts(out: out)
+        let texts = Transcripts(out: out, recorder: recorder)
         let recognizer = self.recognizer
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -81,17 +94,17 @@ public struct RealtimeTranscriptionSession: Sendable {
             group.addTask {
                 for await utterance in finals {
                     do {
-                        let text = try await recognizer.transcribe(
+                        let recognition = try await recognizer.transcribe(
                             utterance.samples, settings: utterance.settings, partial: false)
-                        await texts.complete(utterance.itemID, text: text ?? "")
+                        await texts.complete(utterance, recognition ?? Recognition(text: ""))
                     } catch {
-                        await texts.fail(utterance.itemID, message: "\(error)")
+                        await texts.fail(utterance, message: "\(error)")
                     }
                 }
             }
             let partialRunning = Flag()
-            var state = SessionState(configuration: configuration, detector: detector)
-            var pending = state.start()
+            var state = SessionState(configuration: configuration, detector: detector, recorder: recorder)
+            var pending = await state.start(recognizer: recognizer)
             var iterator = messages.makeAsyncIterator()
             while true {
                 for action in pending {
@@ -105,10 +118,10 @@ public struct RealtimeTranscriptionSession: Sendable {
                         group.addTask {
                             defer { partialRunning.end() }
                             guard
-                                let text = try? await recognizer.transcribe(
+                                let recognition = try? await recognizer.transcribe(
                                     utterance.samples, settings: utterance.settings, partial: true)
                             else { return }
-                            await texts.partial(utterance.itemID, text: text)
+                            await texts.partial(utterance.itemID, text: recognition.text)
                         }
                     }
                 }
@@ -120,6 +133,19 @@ public struct RealtimeTranscriptionSession: Sendable {
             await texts.waitForPending(state.committedItems)
             out.finish()
         }
+    }
+
+    /// Checks the `session` of an update (beta or GA shape) as a session would take it, and returns the session
+    /// object it yields in `dialect`'s shape (for minting a client secret with these settings).
+    /// - Throws: the ``RealtimeError`` the session would answer (`invalid_value`, `unsupported_audio_format`).
+    public static func settings(
+        of session: JSONValue, dialect: Configuration.Dialect, recognizer: any LiveRecognizer
+    ) async throws -> JSONValue {
+        var configuration = Configuration()
+        configuration.dialect = dialect
+        var state = SessionState(configuration: configuration, detector: nil)
+        _ = try await state.update(["type": "session.update", "session": session], type: "session.update", recognizer: recognizer)
+        return state.session
     }
 
     /// The text of an `error` event (for a server that refuses a session before running it).
@@ -144,18 +170,22 @@ public struct RealtimeTranscriptionSession: Sendable {
         let itemID: String
         let samples: [Float]
         let settings: TranscriptionSettings
+        /// Where `samples` start on the session's audio clock (16 kHz samples since its first audio).
+        var start = 0
     }
 }
 
 /// The text of each item: partial deltas, then the final delta and `completed` (or `failed`), emitted in order.
 actor Transcripts {
     private let out: AsyncStream<JSONValue>.Continuation
+    private let recorder: (any LiveSessionRecorder)?
     private var prefixes: [String: StablePrefix] = [:]
     private var done: Set<String> = []
     private var waiters: [(items: Set<String>, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(out: AsyncStream<JSONValue>.Continuation) {
+    init(out: AsyncStream<JSONValue>.Continuation, recorder: (any LiveSessionRecorder)?) {
         self.out = out
+        self.recorder = recorder
     }
 
     func partial(_ item: String, text: String) {
@@ -166,18 +196,29 @@ actor Transcripts {
         if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta)) }
     }
 
-    func complete(_ item: String, text: String) {
+    func complete(_ utterance: RealtimeTranscriptionSession.Utterance, _ recognition: Recognition) {
+        let item = utterance.itemID
         var prefix = prefixes[item] ?? StablePrefix()
-        let delta = prefix.finish(with: text)
+        let delta = prefix.finish(with: recognition.text)
         prefixes[item] = nil
         if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta)) }
-        out.yield(RealtimeEvents.completed(item: item, transcript: text.trimmingCharacters(in: .whitespaces)))
+        let transcript = recognition.text.trimmingCharacters(in: .whitespaces)
+        out.yield(RealtimeEvents.completed(item: item, transcript: transcript))
+        recorder?.finished(
+            LiveItem(
+                id: item, startMs: utterance.start / 16, endMs: (utterance.start + utterance.samples.count) / 16,
+                text: transcript, language: recognition.language, model: utterance.settings.model))
         finished(item)
     }
 
-    func fail(_ item: String, message: String) {
+    func fail(_ utterance: RealtimeTranscriptionSession.Utterance, message: String) {
+        let item = utterance.itemID
         prefixes[item] = nil
         out.yield(RealtimeEvents.failed(item: item, message: message))
+        recorder?.finished(
+            LiveItem(
+                id: item, startMs: utterance.start / 16, endMs: (utterance.start + utterance.samples.count) / 16,
+                text: nil, failure: message, model: utterance.settings.model))
         finished(item)
     }
 

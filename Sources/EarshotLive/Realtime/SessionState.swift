@@ -16,8 +16,13 @@ struct SessionState {
     var transcription: TranscriptionSettings
     var turns: TurnDetector?
     var turnSettings: TurnDetector.Settings?
-    let detector: VoiceActivityDetector
+    /// nil only to check settings without running a session (``RealtimeTranscriptionSession/settings(of:dialect:
+    /// recognizer:)``).
+    let detector: VoiceActivityDetector?
+    let recorder: (any LiveSessionRecorder)?
     var inputRate: Int
+    /// Whether any audio was accepted (the input rate is then fixed: the recording has one rate).
+    var audioReceived = false
     var resampler: PCMResampler?
     /// Audio not yet committed, 16 kHz.
     var buffer: [Float] = []
@@ -30,34 +35,64 @@ struct SessionState {
     var previousItemID: String?
     private(set) var committedItems: Set<String> = []
 
-    init(configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector) {
+    init(
+        configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector?,
+        recorder: (any LiveSessionRecorder)? = nil
+    ) {
         self.configuration = configuration
         self.detector = detector
+        self.recorder = recorder
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
         inputRate = configuration.inputRate
-        turns = turnSettings.map { TurnDetector(detector: detector, settings: $0) }
+        turns = Self.turns(turnSettings, detector: detector)
     }
 
     var isGA: Bool { configuration.dialect == .ga }
 
-    mutating func start() -> [Action] {
-        [.emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", ["session": session]))]
+    static func turns(_ settings: TurnDetector.Settings?, detector: VoiceActivityDetector?) -> TurnDetector? {
+        guard let settings, let detector else { return nil }
+        return TurnDetector(detector: detector, settings: settings)
+    }
+
+    /// The `created` event, after the settings a client secret was minted with (``Configuration/initialSession``).
+    mutating func start(recognizer: any LiveRecognizer) async -> [Action] {
+        var actions: [Action] = []
+        if let initial = configuration.initialSession {
+            do {
+                _ = try await update(
+                    ["type": "session.update", "session": initial], type: "session.update", recognizer: recognizer)
+            } catch let error as RealtimeError {
+                actions.append(.emit(RealtimeEvents.error(error)))
+            } catch {
+                actions.append(
+                    .emit(
+                        RealtimeEvents.error(
+                            RealtimeError(type: "server_error", code: "server_error", message: "\(error)"))))
+            }
+        }
+        var fields: [String: JSONValue] = ["session": session]
+        if let record = configuration.recordID { fields["record_id"] = .string(record) }
+        return actions + [
+            .emit(RealtimeEvents.event(isGA ? "session.created" : "transcription_session.created", fields))
+        ]
     }
 
     /// The session object as OpenAI shows it.
     var session: JSONValue {
         let transcriptionJSON: JSONValue = [
-            "model": .string(transcription.model ?? "asr-fast"), "language": transcription.language.map(JSONValue.string) ?? .null,
+            "model": .string(transcription.model ?? "asr-fast"),
+            "language": transcription.language.map(JSONValue.string) ?? .null,
             "prompt": .string(transcription.prompt ?? ""),
         ]
-        let turnJSON: JSONValue = turnSettings.map { settings in
-            [
-                "type": "server_vad", "threshold": .number(settings.threshold),
-                "prefix_padding_ms": .number(Double(settings.prefixPaddingMs)),
-                "silence_duration_ms": .number(Double(settings.silenceDurationMs)),
-            ]
-        } ?? .null
+        let turnJSON: JSONValue =
+            turnSettings.map { settings in
+                [
+                    "type": "server_vad", "threshold": .number(settings.threshold),
+                    "prefix_padding_ms": .number(Double(settings.prefixPaddingMs)),
+                    "silence_duration_ms": .number(Double(settings.silenceDurationMs)),
+                ]
+            } ?? .null
         if isGA {
             return [
                 "id": .string(sessionID), "object": "realtime.transcription_session", "type": "transcription",
@@ -92,7 +127,11 @@ struct SessionState {
             ]
         }
         guard let event = JSONValue(parsing: text), case .object = event else {
-            return [.emit(RealtimeEvents.error(RealtimeError(code: "invalid_json", message: "the message is not a JSON object")))]
+            return [
+                .emit(
+                    RealtimeEvents.error(
+                        RealtimeError(code: "invalid_json", message: "the message is not a JSON object")))
+            ]
         }
         let eventID = event["event_id"]?.string
         do {
@@ -132,12 +171,13 @@ struct SessionState {
         }
     }
 
-    private mutating func update(_ event: JSONValue, type: String, recognizer: any LiveRecognizer) async throws
+    mutating func update(_ event: JSONValue, type: String, recognizer: any LiveRecognizer) async throws
         -> [Action]
     {
         guard let session = event["session"], case .object = session else {
             throw RealtimeError(code: "invalid_value", message: "`\(type)` needs a `session` object", param: "session")
         }
+        try Self.checkTypes(session)
         // The GA shape nests the input settings under audio.input; the beta shape has them at the top.
         let input = session["audio"]?["input"]
         var newRate = inputRate
@@ -151,7 +191,7 @@ struct SessionState {
                     message: "audio format `\(kind)` is not supported; send audio/pcm (PCM16 mono, 24000 or 16000 Hz)",
                     param: "session.audio.input.format")
             }
-            if let rate = format["rate"]?.number { newRate = Int(rate) }
+            if let rate = format["rate"]?.number { newRate = try Self.rate(rate) }
         }
         if let format = session["input_audio_format"] {
             guard format.string == "pcm16" else {
@@ -162,10 +202,11 @@ struct SessionState {
                     param: "session.input_audio_format")
             }
         }
-        if let rate = session["input_audio_sample_rate"]?.number { newRate = Int(rate) }
+        if let rate = session["input_audio_sample_rate"]?.number { newRate = try Self.rate(rate) }
         guard newRate == 24_000 || newRate == 16_000 else {
             throw RealtimeError(
-                code: "unsupported_audio_format", message: "PCM16 at \(newRate) Hz is not supported; use 24000 or 16000",
+                code: "unsupported_audio_format",
+                message: "PCM16 at \(newRate) Hz is not supported; use 24000 or 16000",
                 param: "rate")
         }
         if let settings = input?["transcription"] ?? session["input_audio_transcription"], case .object = settings {
@@ -198,17 +239,18 @@ struct SessionState {
                     settings.threshold = threshold
                 }
                 if let padding = turn["prefix_padding_ms"]?.number {
-                    guard (0...5000).contains(padding) else {
+                    guard (0...5000).contains(padding), padding == padding.rounded() else {
                         throw RealtimeError(
-                            code: "invalid_value", message: "prefix_padding_ms must be within 0…5000",
+                            code: "invalid_value", message: "prefix_padding_ms must be a whole number within 0…5000",
                             param: "session.turn_detection.prefix_padding_ms")
                     }
                     settings.prefixPaddingMs = Int(padding)
                 }
                 if let silence = turn["silence_duration_ms"]?.number {
-                    guard (100...10000).contains(silence) else {
+                    guard (100...10000).contains(silence), silence == silence.rounded() else {
                         throw RealtimeError(
-                            code: "invalid_value", message: "silence_duration_ms must be within 100…10000",
+                            code: "invalid_value",
+                            message: "silence_duration_ms must be a whole number within 100…10000",
                             param: "session.turn_detection.silence_duration_ms")
                     }
                     settings.silenceDurationMs = Int(silence)
@@ -223,13 +265,20 @@ struct SessionState {
                 code: "invalid_value", message: "\(error)", param: "session.input_audio_transcription.model")
         }
         if newRate != inputRate {
+            guard !audioReceived else {
+                throw RealtimeError(
+                    code: "invalid_value",
+                    message: "the input rate cannot change once audio was sent (\(inputRate) Hz); open a new session "
+                        + "for audio at \(newRate) Hz",
+                    param: "rate")
+            }
             inputRate = newRate
             resampler = nil
         }
         transcription = newTranscription
         if newTurns != turnSettings {
             turnSettings = newTurns
-            turns = newTurns.map { TurnDetector(detector: detector, settings: $0) }
+            turns = Self.turns(newTurns, detector: detector)
             detectedUpTo = 0
         }
         let reply = type == "session.update" ? "session.updated" : "transcription_session.updated"
@@ -261,14 +310,26 @@ struct SessionState {
                 param: "audio")
         }
         if resampler == nil { resampler = try PCMResampler(inputRate: inputRate) }
-        buffer += try resampler!.convert(bytes)
+        let samples = try resampler!.convert(bytes)
+        if let recorder {
+            do {
+                try recorder.received(bytes, sampleRate: inputRate)
+            } catch {
+                throw RealtimeError(
+                    type: "server_error", code: "server_error",
+                    message: "the session's audio could not be kept (\(error)); the append was not taken")
+            }
+        }
+        audioReceived = true
+        buffer += samples
         return try detectTurns()
     }
 
     /// Looks for turn changes every `detectionInterval` of new audio; starts partial decodes while a turn goes on.
     private mutating func detectTurns() throws -> [Action] {
         guard var turns else { return [] }
-        let step = Int(configuration.detectionInterval.components.attoseconds / 62_500_000_000_000)
+        let step =
+            Int(configuration.detectionInterval.components.attoseconds / 62_500_000_000_000)
             + Int(configuration.detectionInterval.components.seconds) * 16_000
         guard buffer.count - detectedUpTo >= max(160, step) else { return [] }
         detectedUpTo = buffer.count
@@ -293,7 +354,7 @@ struct SessionState {
                             "input_audio_buffer.speech_stopped",
                             ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)])))
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
-                actions += commitTurn(item: item, samples: Array(buffer[from..<stoppedAt]), keepFrom: stoppedAt)
+                actions += commitTurn(item: item, from: from, to: stoppedAt)
             }
         }
         // A turn that goes on too long is committed without a pause (Whisper reads 30 s at a time).
@@ -302,9 +363,10 @@ struct SessionState {
             if buffer.count - start >= maxTurn {
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                 turns.reset()
-                actions += commitTurn(item: item, samples: Array(buffer[from...]), keepFrom: buffer.count)
+                actions += commitTurn(item: item, from: from, to: buffer.count)
             } else if configuration.partialInterval > .zero {
-                let interval = Int(configuration.partialInterval.components.seconds) * 16_000
+                let interval =
+                    Int(configuration.partialInterval.components.seconds) * 16_000
                     + Int(configuration.partialInterval.components.attoseconds / 62_500_000_000_000)
                 if buffer.count - partialUpTo >= interval {
                     partialUpTo = buffer.count
@@ -334,10 +396,69 @@ struct SessionState {
         }
         let item = itemID ?? Identifier.make(prefix: "item")
         turns?.reset()
-        return commitTurn(item: item, samples: buffer, keepFrom: buffer.count)
+        return commitTurn(item: item, from: 0, to: buffer.count)
     }
 
-    private mutating func commitTurn(item: String, samples: [Float], keepFrom: Int) -> [Action] {
+    /// A sample rate in whole Hz.
+    private static func rate(_ value: Double) throws -> Int {
+        guard value == value.rounded(), abs(value) < 1e9 else {
+            throw RealtimeError(
+                code: "unsupported_audio_format", message: "a sample rate is a whole number of Hz: 24000 or 16000",
+                param: "rate")
+        }
+        return Int(value)
+    }
+
+    /// Refuses a field the session reads when it has the wrong JSON type (rather than ignoring it).
+    static func checkTypes(_ session: JSONValue) throws {
+        let input = session["audio"]?["input"]
+        try check(session["audio"], "audio", ["object"])
+        try check(input, "audio.input", ["object"])
+        try check(input?["format"], "audio.input.format", ["object", "string"])
+        try check(input?["format"]?["rate"], "audio.input.format.rate", ["number"])
+        try check(session["input_audio_sample_rate"], "input_audio_sample_rate", ["number"])
+        for (name, settings) in [
+            ("audio.input.transcription", input?["transcription"]),
+            ("input_audio_transcription", session["input_audio_transcription"]),
+        ] {
+            try check(settings, name, ["object", "null"])
+            for key in ["model", "language", "prompt"] {
+                try check(settings?[key], "\(name).\(key)", ["string", "null"])
+            }
+        }
+        for (name, turn) in [
+            ("audio.input.turn_detection", input?["turn_detection"]), ("turn_detection", session["turn_detection"]),
+        ] {
+            try check(turn, name, ["object", "null"])
+            try check(turn?["type"], "\(name).type", ["string"])
+            for key in ["threshold", "prefix_padding_ms", "silence_duration_ms"] {
+                try check(turn?[key], "\(name).\(key)", ["number"])
+            }
+        }
+    }
+
+    private static func check(_ value: JSONValue?, _ name: String, _ allowed: [String]) throws {
+        guard let value else { return }
+        let kind =
+            switch value {
+            case .null: "null"
+            case .bool: "boolean"
+            case .number: "number"
+            case .string: "string"
+            case .array: "array"
+            case .object: "object"
+            }
+        guard allowed.contains(kind) else {
+            throw RealtimeError(
+                code: "invalid_value", message: "`\(name)` must be \(allowed.joined(separator: " or ")), not \(kind)",
+                param: "session.\(name)")
+        }
+    }
+
+    /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.
+    private mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
+        let utterance = RealtimeTranscriptionSession.Utterance(
+            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: transcription, start: bufferStart + from)
         let committed = RealtimeEvents.event(
             "input_audio_buffer.committed",
             ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)])
@@ -348,7 +469,7 @@ struct SessionState {
         buffer.removeFirst(keepFrom)
         detectedUpTo = 0
         partialUpTo = 0
-        return [.emit(committed), .commit(.init(itemID: item, samples: samples, settings: transcription))]
+        return [.emit(committed), .commit(utterance)]
     }
 
     /// The container a client sent by mistake instead of raw PCM, by its magic bytes.

@@ -71,7 +71,7 @@ struct Services: Sendable {
         let retention =
             [
                 configuration.partnerTokenTTL, configuration.userTokenTTL, configuration.uploadURLTTL,
-                configuration.downloadURLTTL,
+                configuration.downloadURLTTL, configuration.liveSecretMaxTTL,
             ].max()! + leeway
         keyring = Keyring(
             metadata: metadata,
@@ -223,10 +223,15 @@ struct Services: Sendable {
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         OpenAISpeechRoutes(synthesizer: speech, admission: speechAdmission).register(
             on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
+        ClientSecretRoutes(
+            tokens: tokens, recognizer: EngineRecognizer(engines: engines, admission: admission),
+            limits: .init(ttl: configuration.liveSecretTTL, maxTTL: configuration.liveSecretMaxTTL)
+        ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         RealtimeRoutes(
             engines: engines, admission: admission, tokens: tokens,
             sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
-            voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel
+            voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel, records: records,
+            spoolDirectory: spool
         ).register(on: router.group("/"))
         OpenAPIRoutes(links: links).register(on: router)
     }

@@ -8,7 +8,7 @@ struct TokenClaims: Codable, Sendable, Equatable {
     var sub: String
     /// The tenant: the partner the token acts for.
     var partner: String
-    /// `partner` or `user`.
+    /// `partner`, `user` or `client_secret`.
     var kind: Kind
     /// Space-separated scopes (RFC 8693 style): what the token may do.
     var scope: String
@@ -20,9 +20,16 @@ struct TokenClaims: Codable, Sendable, Equatable {
     /// The partner's generation when the token was issued (``Partner/generation``); nil in tokens issued before
     /// generations existed, which count as generation 1.
     var gen: Int?
+    /// Client secrets: the user the secret acts for (nil when a partner token minted it).
+    var usr: String?
+    /// Client secrets: the live session's settings given at minting (compact JSON of a `session` object).
+    var session: String?
 
     enum Kind: String, Codable, Sendable {
         case partner
         case user
+        /// A short-lived key for a browser or app that opens only the live endpoint (`GET /v1/realtime`), minted by
+        /// a partner or user token; sent as `ek_<JWT>` (``TokenService/clientSecretPrefix``).
+        case clientSecret = "client_secret"
     }
 }

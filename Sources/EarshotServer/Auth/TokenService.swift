@@ -60,11 +60,53 @@ struct TokenService: Sendable {
     }
 
     /// The caller of `request`, from its `Authorization: Bearer …` header: a token, or an API key (``APIKeys``).
+    /// A client secret is refused (401): it opens only the live endpoint (``authenticateLive(_:)``).
     func authenticate(_ request: Request) async throws -> Principal {
         let credential = try Self.bearer(request)
         if let apiKeys, APIKeys.isKey(credential) { return try await apiKeys.verify(credential) }
+        if credential.hasPrefix(Self.clientSecretPrefix) { throw Self.clientSecretElsewhere }
         return try await verify(credential)
     }
+
+    /// The caller of the live endpoint: a token or API key as ``authenticate(_:)`` takes it, or a client secret
+    /// (`ek_…`, ``clientSecret(for:session:ttlSeconds:)``), which also brings the session settings it was minted
+    /// with. A client secret is checked like a token, but its expiry without leeway (it lives about a minute).
+    func authenticateLive(_ credential: String) async throws -> (caller: Principal, session: String?) {
+        guard credential.hasPrefix(Self.clientSecretPrefix) else {
+            if let apiKeys, APIKeys.isKey(credential) { return (try await apiKeys.verify(credential), nil) }
+            return (try await verify(credential), nil)
+        }
+        let (caller, claims) = try await verifyClaims(
+            String(credential.dropFirst(Self.clientSecretPrefix.count)), clientSecret: true)
+        guard claims.kind == .clientSecret else {
+            throw PlatformError.unauthorized("invalid client secret: it is not a client secret")
+        }
+        return (caller, claims.session)
+    }
+
+    /// A client secret for `caller` (a partner or user token with `records:write`): `ek_` + a JWT of kind
+    /// `client_secret` living `ttlSeconds`, acting for the caller's tenant and user, carrying `session` (the live
+    /// session's settings, compact JSON). Returns it with its expiry (Unix seconds).
+    func clientSecret(for caller: Principal, session: String?, ttlSeconds: Int) async throws -> (
+        value: String, expiresAt: Int64
+    ) {
+        let (token, claims) = try await signed(
+            subject: caller.userID ?? caller.partnerID, partner: caller.partnerID, kind: .clientSecret,
+            scopes: [], ttlSeconds: ttlSeconds, generation: caller.generation
+        ) { claims in
+            claims.scope = Self.clientSecretScope
+            claims.usr = caller.userID
+            claims.session = session
+        }
+        return (Self.clientSecretPrefix + token, claims.exp)
+    }
+
+    /// What a client secret starts with (as OpenAI's ephemeral keys do).
+    static let clientSecretPrefix = "ek_"
+    /// The scope of a client secret: the live endpoint only.
+    static let clientSecretScope = "realtime"
+    static let clientSecretElsewhere = PlatformError.unauthorized(
+        "a client secret (ek_…) only opens the live endpoint GET /v1/realtime; send a partner or user token here")
 
     /// ``authenticate(_:)`` without suspending, for inline attempts: the caller, or nil when deciding would mean
     /// waiting or explaining a refusal (an API key, a token not seen before, a key or partner not at hand) — then
@@ -91,7 +133,7 @@ struct TokenService: Sendable {
     }
 
     /// The credential of `Authorization: Bearer <credential>`, or 401 saying what is wrong with the header.
-    private static func bearer(_ request: Request) throws -> String {
+    static func bearer(_ request: Request) throws -> String {
         guard let header = request.headers["Authorization"] else {
             throw PlatformError.unauthorized("missing Authorization header; send 'Authorization: Bearer <token>'")
         }
@@ -104,6 +146,14 @@ struct TokenService: Sendable {
 
     /// Verifies a token and returns its principal; throws 401 `UNAUTHORIZED` naming the failed check.
     func verify(_ token: String) async throws -> Principal {
+        try await verifyClaims(token, clientSecret: false).caller
+    }
+
+    /// Verifies a token (a client secret only when `clientSecret`, without its prefix) and returns its principal and
+    /// claims; throws 401 `UNAUTHORIZED` naming the failed check.
+    private func verifyClaims(_ token: String, clientSecret: Bool) async throws -> (
+        caller: Principal, claims: TokenClaims
+    ) {
         let verified: (header: JWT.Header, payload: [UInt8])
         do {
             verified = try await JWT.verify(token) { header in
@@ -120,20 +170,28 @@ struct TokenService: Sendable {
         if let dot = token.utf8.lastIndex(of: UInt8(ascii: ".")) {
             decoded.remember(token[..<dot], .init(header: verified.header, claims: claims, scopes: scopes))
         }
-        try check(claims, scopes: scopes)
+        try check(claims, scopes: scopes, clientSecret: clientSecret)
         let standing = try await partners.metadata.read { db in
             try PartnerDirectory.standing(db, id: claims.partner)
         }
-        return try principal(claims, scopes: scopes, standing: standing)
+        return (try principal(claims, scopes: scopes, standing: standing), claims)
     }
 
-    /// The checks of a verified token's claims that need no store: issuer, expiry, not-before, kind.
-    private func check(_ claims: TokenClaims, scopes: Set<String>) throws {
+    /// The checks of a verified token's claims that need no store: issuer, expiry, not-before, kind. A client
+    /// secret passes only where `clientSecret` is allowed, and its expiry has no leeway.
+    private func check(_ claims: TokenClaims, scopes: Set<String>, clientSecret: Bool = false) throws {
         guard claims.iss == configuration.issuer else {
             throw PlatformError.unauthorized("invalid token: issuer \"\(claims.iss)\" is not this server")
         }
         let nowSeconds = Int64(now().timeIntervalSince1970.rounded(.down))
         let leeway = configuration.leeway.components.seconds
+        if claims.kind == .clientSecret {
+            guard clientSecret else { throw Self.clientSecretElsewhere }
+            guard nowSeconds < claims.exp else {
+                throw PlatformError.unauthorized(
+                    "client secret expired at \(Self.iso(claims.exp)); mint a new one right before connecting")
+            }
+        }
         guard nowSeconds < claims.exp + leeway else {
             throw PlatformError.unauthorized(
                 "token expired at \(Self.iso(claims.exp)); request a new one")
@@ -149,6 +207,10 @@ struct TokenService: Sendable {
         case .user:
             guard Self.isValidUserID(claims.sub), !scopes.contains(Scope.partner.rawValue) else {
                 throw PlatformError.unauthorized("invalid token: malformed user token")
+            }
+        case .clientSecret:
+            guard scopes == [Self.clientSecretScope], claims.sub == (claims.usr ?? claims.partner) else {
+                throw PlatformError.unauthorized("invalid client secret: malformed claims")
             }
         }
     }
@@ -166,25 +228,44 @@ struct TokenService: Sendable {
             throw PlatformError.unauthorized(
                 "the token was revoked: its partner was disabled after it was issued; request a new one")
         }
+        let userID: String? =
+            switch claims.kind {
+            case .partner: nil
+            case .user: claims.sub
+            case .clientSecret: claims.usr
+            }
         return Principal(
-            partnerID: claims.partner, userID: claims.kind == .user ? claims.sub : nil, scopes: scopes,
-            tokenID: claims.jti, generation: generation)
+            partnerID: claims.partner, userID: userID, scopes: scopes, tokenID: claims.jti, generation: generation)
     }
 
     /// Signs a token with the current key.
     func sign(
         subject: String, partner: String, kind: TokenClaims.Kind, scopes: [Scope], ttlSeconds: Int, generation: Int
     ) async throws -> String {
+        try await signed(
+            subject: subject, partner: partner, kind: kind, scopes: scopes, ttlSeconds: ttlSeconds,
+            generation: generation
+        ).token
+    }
+
+    /// Signs a token with the current key, with `extra` claims; returns it with its claims.
+    private func signed(
+        subject: String, partner: String, kind: TokenClaims.Kind, scopes: [Scope], ttlSeconds: Int, generation: Int,
+        extra: (inout TokenClaims) -> Void = { _ in }
+    ) async throws -> (token: String, claims: TokenClaims) {
         let key = try await keyring.current(.token)
         let issued = Int64(now().timeIntervalSince1970.rounded(.down))
-        let claims = TokenClaims(
+        var claims = TokenClaims(
             iss: configuration.issuer, sub: subject, partner: partner, kind: kind,
             scope: scopes.map(\.rawValue).joined(separator: " "), iat: issued, nbf: issued,
             exp: issued + Int64(ttlSeconds), jti: Identifier.make(prefix: "tok"), gen: generation)
+        extra(&claims)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let payload = Array(try encoder.encode(claims))
-        return JWT.sign(header: .init(alg: JWT.algorithm, typ: "JWT", kid: key.kid), payload: payload, key: key.secret)
+        let token = JWT.sign(
+            header: .init(alg: JWT.algorithm, typ: "JWT", kid: key.kid), payload: payload, key: key.secret)
+        return (token, claims)
     }
 
     /// The `user_id` query filter of a listing, or 400 naming the rule when it is not a user id (rather than a

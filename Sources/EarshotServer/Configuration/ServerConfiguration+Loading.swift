@@ -324,6 +324,11 @@ extension ServerConfiguration {
         durationSetting(
             "speech-max-duration", "Longest speech espeak-ng makes for one request; longer is a 400 (default 10m).",
             \.speechMaxDuration),
+        durationSetting(
+            "live-secret-ttl", "Lifetime of client secrets for /v1/realtime when none is asked (default 60s).",
+            \.liveSecretTTL),
+        durationSetting(
+            "live-secret-max-ttl", "Longest lifetime a client secret may ask for (default 10m).", \.liveSecretMaxTTL),
         // Summaries and translations (EarshotNotes).
         Setting(
             name: "llm-base-url", valueName: "URL",

@@ -115,6 +115,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Live transcription sessions (`GET /v1/realtime` WebSockets) at once; one more is told `RATE_LIMITED` and
     /// closed with 1013. Their decodes share the `/v1/audio/*` slots (``openAIConcurrency``).
     public var liveMaxSessions = 4
+    /// Lifetime of a client secret for `/v1/realtime` (`POST /v1/realtime/client_secrets`) when its request names
+    /// none: about a minute, enough for a browser to connect.
+    public var liveSecretTTL: Duration = .seconds(60)
+    /// The longest lifetime a client secret may ask for (`expires_after.seconds`).
+    public var liveSecretMaxTTL: Duration = .seconds(600)
 
     /// Who speaks for `POST /v1/audio/speech` (and later the dialogue): `espeak` (espeak-ng run as a child process)
     /// or the base URL, ending in `/v1`, of an OpenAI-compatible speech server.

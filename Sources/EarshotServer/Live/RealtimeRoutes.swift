@@ -10,11 +10,17 @@ import Synchronization
 /// `GET /v1/realtime` upgraded to WebSocket: OpenAI-Realtime-compatible transcription sessions
 /// (``RealtimeTranscriptionSession``; [live.md](../../../docs/live.md)).
 ///
-/// The caller is a partner token, or a user token with `records:write`, sent as `Authorization: Bearer …` or — as
-/// browsers must, since they cannot set headers on a WebSocket — in the subprotocol list as
-/// `openai-insecure-api-key.<token>` next to `realtime` (the server then answers with `realtime`). A refused
+/// The caller is a partner token, a user token with `records:write`, or a client secret (`ek_…`,
+/// ``ClientSecretRoutes``: the session then starts with the settings it was minted with), sent as
+/// `Authorization: Bearer …` or — as browsers must, since they cannot set headers on a WebSocket — in the subprotocol
+/// list as `openai-insecure-api-key.<token>` next to `realtime` (the server then answers with `realtime`). A refused
 /// credential is an ordinary 401/403 before the upgrade. `intent=transcription` selects the beta event names
 /// (`transcription_session.*`); without it the GA names (`session.*`) are used.
+///
+/// A session becomes a record of the caller when it ends (`source: "live"`: the audio as received, one transcript
+/// segment per completed item), unless the client asks `store=false`; the record id is known up-front and told in the
+/// `Earshot-Record-Id` header of the upgrade and as `record_id` in the `created` event (see
+/// docs/decisions/0012-live-session-records.md).
 ///
 /// At most ``maxSessions`` sessions run at once; one more is upgraded, told `RATE_LIMITED` in an `error` event and
 /// closed with 1013 (browsers cannot read a refused handshake's status). Decodes go through the server's one speech
@@ -25,6 +31,11 @@ struct RealtimeRoutes: Sendable {
     let tokens: TokenService
     let sessions: LiveSessionCount
     let voiceActivityModel: String
+    /// Where finished sessions become records.
+    let records: RecordsService
+    /// Where a kept session's audio is spooled while it runs.
+    let spoolDirectory: String
+    private let logger = Logger(label: "live")
 
     /// WebSocket limits of a realtime connection: appends of up to about 60 s of 24 kHz audio each.
     static let socketConfiguration = WebSocket.Configuration(
@@ -38,28 +49,30 @@ struct RealtimeRoutes: Sendable {
 
     private func accept(_ request: Request) async throws -> Response {
         let offered = request.webSocketSubprotocols
-        let caller: Principal
+        let credential: String
         if request.headers["Authorization"] != nil {
-            caller = try await tokens.authenticate(request)
+            credential = try TokenService.bearer(request)
         } else if let key = offered.first(where: { $0.hasPrefix(Self.keyPrefix) }) {
-            caller = try await tokens.authenticate(
-                Request(
-                    method: request.method, path: request.path, query: request.query,
-                    headers: ["Authorization": "Bearer " + key.dropFirst(Self.keyPrefix.count)],
-                    remoteAddress: request.remoteAddress, body: .bytes([])))
+            credential = String(key.dropFirst(Self.keyPrefix.count))
         } else {
             throw PlatformError.unauthorized(
                 "send 'Authorization: Bearer <token>', or from a browser the subprotocol "
-                    + "'openai-insecure-api-key.<token>' next to 'realtime'")
+                    + "'openai-insecure-api-key.<token or client secret>' next to 'realtime'")
         }
-        try caller.require(.recordsWrite)
+        // A client secret was minted by a caller with records:write, and carries the session settings given then.
+        let (caller, minted) = try await tokens.authenticateLive(credential)
+        if !credential.hasPrefix(TokenService.clientSecretPrefix) { try caller.require(.recordsWrite) }
+        let store = try Self.store(request.query["store"])
         var configuration = RealtimeTranscriptionSession.Configuration()
         configuration.dialect = request.query["intent"] == "transcription" ? .beta : .ga
+        configuration.initialSession = minted.flatMap { JSONValue(parsing: $0) }
+        configuration.recordID = store ? Identifier.make(prefix: "rec") : nil
         let sessionConfiguration = configuration
         let recognizer = EngineRecognizer(engines: engines, admission: admission)
         let sessions = self.sessions
         let modelPath = voiceActivityModel
-        return try .webSocket(
+        let (records, spool, logger) = (self.records, spoolDirectory, logger)
+        var response = try Response.webSocket(
             for: request, subprotocol: offered.contains("realtime") ? "realtime" : nil,
             configuration: Self.socketConfiguration
         ) { socket in
@@ -74,8 +87,11 @@ struct RealtimeRoutes: Sendable {
             }
             defer { sessions.leave() }
             let detector = try VoiceActivityDetector(modelPath: modelPath)
+            let recording = sessionConfiguration.recordID.map {
+                LiveRecording(directory: spool, recordID: $0, startedAt: records.now())
+            }
             let session = RealtimeTranscriptionSession(
-                recognizer: recognizer, detector: detector, configuration: sessionConfiguration)
+                recognizer: recognizer, detector: detector, configuration: sessionConfiguration, recorder: recording)
             let messages = socket.messages.map { message -> RealtimeTranscriptionSession.Incoming in
                 switch message {
                 case .text(let text): .text(text)
@@ -83,6 +99,38 @@ struct RealtimeRoutes: Sendable {
                 }
             }
             await session.run(messages) { text in try await socket.send(text: text) }
+            if let recording { await Self.keep(recording, for: caller, records: records, logger: logger) }
+        }
+        if let record = sessionConfiguration.recordID { response.headers["Earshot-Record-Id"] = record }
+        return response
+    }
+
+    /// `store`: whether the session becomes a record (the default), or not (`store=false`).
+    static func store(_ value: String?) throws -> Bool {
+        switch value?.lowercased() {
+        case nil, "true", "1": return true
+        case "false", "0": return false
+        default:
+            throw PlatformError.invalidArgument(
+                "store must be true or false (got \"\(value!.prefix(16))\"); store=false keeps no record of the "
+                    + "session")
+        }
+    }
+
+    /// Makes the ended session a record, once its last decode is done; a session without audio makes none. A
+    /// failure is logged (the client has gone) and the spool file removed.
+    private static func keep(
+        _ recording: LiveRecording, for caller: Principal, records: RecordsService, logger: Logger
+    ) async {
+        do {
+            guard let recorded = try recording.finish() else { return }
+            defer { try? FileManager.default.removeItem(at: recorded.file) }
+            _ = try await records.keepLive(
+                recorded, id: recording.recordID, startedAt: recording.startedAt, for: caller)
+        } catch {
+            logger.error(
+                "a live session could not be kept as a record",
+                metadata: ["record": recording.recordID, "error": "\(error)"])
         }
     }
 
@@ -134,7 +182,7 @@ struct EngineRecognizer: LiveRecognizer {
         }
     }
 
-    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> String? {
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> Recognition? {
         guard let tier = Self.tier(settings.model) else { return nil }
         var options = TranscriptionOptions()
         options.language = settings.language?.lowercased()
@@ -144,14 +192,19 @@ struct EngineRecognizer: LiveRecognizer {
             // A preview: only when a slot is free right now, never queued behind final decodes.
             guard let start = await admission.enterIfFree() else { return nil }
             do {
-                let text = try await engine.transcript(of: samples, options: tierOptions).text
+                let transcript = try await engine.transcript(of: samples, options: tierOptions)
                 await admission.leave(since: start)
-                return text
+                return Self.recognition(transcript)
             } catch {
                 await admission.leave(since: start)
                 throw error
             }
         }
-        return try await admission.run { try await engine.transcript(of: samples, options: tierOptions).text }
+        let transcript = try await admission.run { try await engine.transcript(of: samples, options: tierOptions) }
+        return Self.recognition(transcript)
+    }
+
+    static func recognition(_ transcript: Transcript) -> Recognition {
+        Recognition(text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language)
     }
 }

@@ -12,6 +12,8 @@ import Foundation
 enum Library {
     /// A record about to be made from a stored file.
     struct NewRecord: Sendable {
+        /// nil for a new id; a live session's record has the id its client was told up-front.
+        var id: String?
         var partnerID: String
         /// The owning user; nil for a partner-owned record.
         var userID: String?
@@ -38,7 +40,7 @@ enum Library {
                 + "source, envelope, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 + "RETURNING \(RecordRow.columns)",
             [
-                .text(Identifier.make(prefix: "rec")), .text(new.partnerID), new.userID.sqlValue, .text(new.file.id),
+                .text(new.id ?? Identifier.make(prefix: "rec")), .text(new.partnerID), new.userID.sqlValue, .text(new.file.id),
                 .text(title), .text(try RecordsService.json(new.tags)), .integer(recordTime),
                 .integer(Int64(new.durationMs)), new.language.sqlValue, .text(new.source),
                 new.envelope.map { .blob($0) } ?? .null, .integer(at), .integer(at),
@@ -129,8 +131,9 @@ enum Library {
         return (jobs, try UploadService.deleteFile(db, id: record.fileID))
     }
 
-    /// The file's original name without its extension, or `Recording 2026-12-01 08:30` (UTC) for `recordTime`.
-    static func defaultTitle(file: FileRecord?, recordTime: Int64) -> String {
+    /// The file's original name without its extension, or `Recording 2026-12-01 08:30` (UTC) for `recordTime`
+    /// (`Live 2026-12-01 08:30` with `prefix: "Live"`).
+    static func defaultTitle(file: FileRecord?, recordTime: Int64, prefix: String = "Recording") -> String {
         if let name = file?.originalName {
             let stem = (name as NSString).deletingPathExtension.trimmingCharacters(in: .whitespaces)
             if !stem.isEmpty { return String(stem.prefix(RecordsService.maxTitleLength)) }
@@ -139,6 +142,6 @@ enum Library {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return "Recording " + formatter.string(from: Date(timeIntervalSince1970: Double(recordTime) / 1000))
+        return prefix + " " + formatter.string(from: Date(timeIntervalSince1970: Double(recordTime) / 1000))
     }
 }

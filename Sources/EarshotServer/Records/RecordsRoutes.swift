@@ -21,8 +21,10 @@ struct RecordsRoutes: Sendable {
             case let other?:
                 throw PlatformError.invalidArgument("has_transcript \"\(other.prefix(16))\" must be true or false")
             }
-            // A source as records carry it, or `device` for every device's.
-            if let source = query["source"], source != "device" { _ = try RecordsService.source(source) }
+            // A source as records carry it (`live` too, which only live sessions make), or `device` for every device's.
+            if let source = query["source"], source != "device", source != "live" {
+                _ = try RecordsService.source(source)
+            }
             let filters = RecordsService.Filters(
                 tag: query["tag"], from: try RecordsService.date(query["from"], name: "from"),
                 to: try RecordsService.date(query["to"], name: "to", endOfDay: true), source: query["source"],
