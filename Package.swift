@@ -67,6 +67,8 @@ targets += [
     .target(
         name: "EarshotEval", dependencies: ["EarshotCore"],
         resources: [.embedInCode("Normalization/american-spellings.txt")]),
+    // Speech synthesis: espeak-ng as a child process (GPL, never linked) or any OpenAI-compatible /v1/audio/speech.
+    .target(name: "EarshotVoice"),
     // Live audio: OpenAI-Realtime-compatible transcription sessions (turn detection, partial/final text policy).
     .target(name: "EarshotLive", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech"]),
 ]
@@ -85,7 +87,7 @@ targets += [
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore", "EarshotPostgres", "EarshotS3",
             "EarshotAudio", "EarshotModels", "EarshotSpeech", "EarshotNotes", "EarshotDiarization", "EarshotAccounts",
-            "EarshotConsole", "EarshotLive", "EarshotEval",
+            "EarshotConsole", "EarshotLive", "EarshotEval", "EarshotVoice",
         ],
         resources: [.embedInCode("OpenAPI/openapi.json")]),  // a symlink to docs/openapi.json
     // The Swift SDK: Foundation + wire types only, so the same source compiles for iOS/macOS and Linux.
@@ -170,6 +172,11 @@ targets += [
         name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotHTTP", "EarshotCore", "EarshotTestSupport"]),
     .testTarget(name: "EarshotEvalTests", dependencies: ["EarshotEval", "EarshotTestSupport"]),
     .testTarget(
+        name: "EarshotVoiceTests",
+        dependencies: [
+            "EarshotVoice", "EarshotAudio", "EarshotSpeech", "EarshotModels", "EarshotEval", "EarshotTestSupport",
+        ]),
+    .testTarget(
         name: "EarshotLiveTests",
         dependencies: ["EarshotLive", "EarshotSpeech", "EarshotAudio", "EarshotEval", "EarshotTestSupport"]),
     .testTarget(
@@ -177,7 +184,8 @@ targets += [
         dependencies: [
             "EarshotServer", "EarshotCore", "EarshotAPI", "EarshotCrypto", "EarshotHTTP", "EarshotStore",
             "EarshotPostgres", "EarshotSpeech", "EarshotNotes", "EarshotConsole", "EarshotTestSupport",
-            "EarshotServerTestSupport", "EarshotDevice", "EarshotRecorder", "EarshotEval",
+            "EarshotServerTestSupport", "EarshotDevice", "EarshotRecorder", "EarshotEval", "EarshotVoice",
+            "EarshotAudio",
         ],
         exclude: ["Fixtures"]),
     .testTarget(

@@ -37,6 +37,9 @@ static inline const char *earshot_err2str(int code, char *buffer, size_t size) {
 /// AV_NOPTS_VALUE is a cast of an unsigned literal.
 static inline int64_t earshot_nopts_value(void) { return AV_NOPTS_VALUE; }
 
+/// AV_CODEC_FLAG_GLOBAL_HEADER is a shift expression (muxers that keep codec headers in the container).
+static inline int earshot_codec_flag_global_header(void) { return AV_CODEC_FLAG_GLOBAL_HEADER; }
+
 /// AV_CHANNEL_LAYOUT_MONO is a compound-literal initialiser.
 static inline void earshot_channel_layout_mono(AVChannelLayout *layout) {
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;

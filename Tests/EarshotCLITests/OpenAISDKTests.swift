@@ -9,7 +9,8 @@ import Testing
 /// The official `openai` Python SDK (pinned, installed into `$EARSHOT_HOME/venv` by `scripts/setup`), unmodified,
 /// against `earshot serve`: `Tests/OpenAISDK/test_openai_sdk.py` covers transcriptions in every response format,
 /// streaming (`stream=True`), `include=["logprobs"]`, `diarized_json` with known speakers, chunking strategies,
-/// `models.list()`, translations, and the 400s of parameters Earshot does not offer.
+/// `models.list()`, translations, the 400s of parameters Earshot does not offer, and speech synthesis
+/// (`audio.speech.create` in wav, pcm and opus, a streamed response transcribed back, its refusals).
 @Suite(.serialized, .exclusive("speech decoding"), .timeLimit(.minutes(30)))
 struct OpenAISDKTests {
     static let python = TestEnvironment.home.appendingPathComponent("venv/bin/python")
@@ -39,13 +40,14 @@ struct OpenAISDKTests {
             ["-m", "unittest", "-v", suite.path],
             environment: [
                 "BASE": server.base, "TOKEN": token, "USER_TOKEN": userToken, "SPEECH": TestEnvironment.jfk.path,
-                "DIALOGUE": dialogue.path, "ENROLMENT": enrolment.path, "PYTHONDONTWRITEBYTECODE": "1",
+                "DIALOGUE": dialogue.path, "ENROLMENT": enrolment.path, "SCRATCH": directory.path,
+                "PYTHONDONTWRITEBYTECODE": "1",
             ], timeout: .seconds(1500))
         // unittest reports on stderr; "OK" only when every test passed.
         #expect(result.status == 0, "\(result.stderr)\n\(server.diagnostics)")
         #expect(result.stderr.contains("\nOK"), "\(result.stderr)")
         let ran = result.stderr.split(separator: "\n").first { $0.hasPrefix("Ran ") }
-        #expect(ran.map { Int($0.split(separator: " ")[1]) ?? 0 } ?? 0 >= 14, "\(ran ?? "")")
+        #expect(ran.map { Int($0.split(separator: " ")[1]) ?? 0 } ?? 0 >= 17, "\(ran ?? "")")
     }
 
     static func userToken(base: String, partnerToken: String) async throws -> String {

@@ -30,6 +30,8 @@ struct ContractTests {
             $0.accounts.ipLimit = "100000/1m"
             $0.accounts.addressLimit = "100000/1m"
             $0.accounts.accountLimit = "100000/1m"
+            // A generated 4096-character input can speak for half an hour: refused after a minute of speech.
+            $0.speechMaxDuration = .seconds(60)
         }) { platform in
             let (_, partnerToken, userToken) = try await platform.newUser("contract-user")
             let token = kind == "partner" ? partnerToken : userToken

@@ -7,9 +7,11 @@ Run by Tests/EarshotCLITests/OpenAISDKTests.swift (make test) with:
   SPEECH        one speaker (JFK's inaugural clip)
   DIALOGUE      two espeak-ng voices taking turns
   ENROLMENT     a sample of the dialogue's first voice (a known speaker)
+  SCRATCH       a directory for files the tests write
 """
 
 import base64
+import io
 import json
 import os
 import unittest
@@ -178,6 +180,63 @@ class Refusals(unittest.TestCase):
             with self.assertRaises(openai.BadRequestError) as caught:
                 client.audio.transcriptions.create(model="gpt-9", file=f)
         self.assertIn("asr-fast", caught.exception.message)
+
+
+class Speech(unittest.TestCase):
+    SENTENCE = "Please remember to bring your umbrella, the forecast says it will rain all afternoon."
+
+    def test_every_format(self):
+        wav = client.audio.speech.create(model="tts-1", voice="alloy", input=self.SENTENCE).content
+        self.assertEqual(wav[:4], b"RIFF")
+        self.assertEqual(wav[8:12], b"WAVE")
+        self.assertEqual(int.from_bytes(wav[24:28], "little"), 24000)
+        self.assertEqual(int.from_bytes(wav[40:44], "little"), len(wav) - 44)
+        pcm = client.audio.speech.create(
+            model="gpt-4o-mini-tts", voice="nova", input=self.SENTENCE, response_format="pcm", speed=1.25,
+            instructions="Speak warmly.").content
+        seconds = len(pcm) / 48000
+        self.assertTrue(2 < seconds < 8, seconds)
+        opus = client.audio.speech.create(model="tts-1-hd", voice="onyx", input=self.SENTENCE, response_format="opus")
+        self.assertEqual(opus.content[:4], b"OggS")
+        self.assertIn(b"OpusHead", opus.content[:100])
+        mp3 = client.audio.speech.create(model="tts-1", voice="ballad", input=self.SENTENCE, response_format="mp3")
+        self.assertTrue(mp3.content[:3] == b"ID3" or mp3.content[0] == 0xFF, mp3.content[:4])
+        flac = client.audio.speech.create(model="tts-1", voice="verse", input=self.SENTENCE, response_format="flac")
+        self.assertEqual(flac.content[:4], b"fLaC")
+        aac = client.audio.speech.create(model="tts-1", voice="sage", input=self.SENTENCE, response_format="aac")
+        self.assertEqual(aac.content[0], 0xFF)
+
+    def test_streaming_response_to_a_file_and_back_through_transcription(self):
+        path = os.path.join(os.environ["SCRATCH"], "speech.wav")
+        with client.audio.speech.with_streaming_response.create(
+                model="tts-1", voice="echo", input=self.SENTENCE, response_format="wav",
+                stream_format="audio") as response:
+            self.assertEqual(response.headers["content-type"], "audio/wav")
+            response.stream_to_file(path)
+        with open(path, "rb") as f:
+            text = client.audio.transcriptions.create(model="whisper-1", file=f, language="en").text.lower()
+        for word in ["remember", "umbrella", "forecast", "rain", "afternoon"]:
+            self.assertIn(word, text)
+
+    def test_refusals(self):
+        def refused(**kwargs):
+            params = dict(model="tts-1", voice="alloy", input="Hello.")
+            params.update(kwargs)
+            with self.assertRaises(openai.BadRequestError) as caught:
+                client.audio.speech.create(**params)
+            return caught.exception.message
+        self.assertIn("wav, pcm, opus, mp3, aac, flac", refused(response_format="aiff"))
+        self.assertIn("darth", refused(voice="darth"))
+        self.assertIn("4096", refused(input="a" * 4097))
+        self.assertIn("tts-1", refused(model="whisper-1"))
+        self.assertIn("temperature", refused(extra_body={"temperature": 1}))
+        self.assertIn("stream_format", refused(stream_format="sse"))
+        bad = OpenAI(base_url=BASE, api_key="not-a-token", max_retries=0)
+        with self.assertRaises(openai.AuthenticationError):
+            bad.audio.speech.create(model="tts-1", voice="alloy", input="Hello.")
+        user = OpenAI(base_url=BASE, api_key=os.environ["USER_TOKEN"], max_retries=0)
+        with self.assertRaises(openai.PermissionDeniedError):
+            user.audio.speech.create(model="tts-1", voice="alloy", input="Hello.")
 
 
 if __name__ == "__main__":

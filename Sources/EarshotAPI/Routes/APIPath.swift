@@ -48,6 +48,8 @@ public enum APIPath {
     public static let openAITranscriptions = "/v1/audio/transcriptions"
     /// `POST` (partner token as Bearer): OpenAI-compatible synchronous translation to English.
     public static let openAITranslations = "/v1/audio/translations"
+    /// `POST` (partner token as Bearer): OpenAI-compatible speech synthesis (JSON in, audio out).
+    public static let openAISpeech = "/v1/audio/speech"
     /// `GET` upgraded to WebSocket (partner or user token as Bearer, or the `openai-insecure-api-key.` subprotocol):
     /// OpenAI-Realtime-compatible live transcription (`?intent=transcription`).
     public static let realtime = "/v1/realtime"

@@ -9,23 +9,27 @@ internal import CFFmpeg
 /// samples += try resampler.flush()             // at the end: what the filter still holds
 /// ```
 ///
-/// 16 kHz input is only converted to `Float` (no filter, no delay). Other rates go through libswresample's
+/// Another output rate can be asked for (`outputRate`: synthesized speech goes out at 24 kHz). Input already at the
+/// output rate is only converted to `Float` (no filter, no delay). Other rates go through libswresample's
 /// polyphase windowed-sinc filter (the file decoder's settings), which keeps state across chunks, so a stream cut
 /// into chunks gives the same samples as one piece. Not thread-safe: one owner at a time.
 public final class PCMResampler {
     /// The input's sample rate in Hz.
     public let inputRate: Int
+    /// The output's sample rate in Hz (16 kHz, the engine's, unless asked otherwise).
+    public let outputRate: Int
     private var context: OpaquePointer?
     private var carry: UInt8?
 
     /// - Throws: ``AudioError/Code/invalidArgument`` for a rate outside 8…192 kHz, ``AudioError/Code/failed`` when
     ///   libswresample cannot be set up.
-    public init(inputRate: Int) throws(AudioError) {
-        guard (8000...192_000).contains(inputRate) else {
-            throw AudioError(.invalidArgument, "sample rate \(inputRate) Hz is outside 8000…192000")
+    public init(inputRate: Int, outputRate: Int = 16_000) throws(AudioError) {
+        for rate in [inputRate, outputRate] where !(8000...192_000).contains(rate) {
+            throw AudioError(.invalidArgument, "sample rate \(rate) Hz is outside 8000…192000")
         }
         self.inputRate = inputRate
-        guard inputRate != 16_000 else { return }
+        self.outputRate = outputRate
+        guard inputRate != outputRate else { return }
         var outputLayout = AVChannelLayout()
         earshot_channel_layout_mono(&outputLayout)
         var inputLayout = AVChannelLayout()
@@ -33,8 +37,8 @@ public final class PCMResampler {
         var context: OpaquePointer?
         try check(
             swr_alloc_set_opts2(
-                &context, &outputLayout, AV_SAMPLE_FMT_FLT, 16_000, &inputLayout, AV_SAMPLE_FMT_S16, Int32(inputRate),
-                0, nil),
+                &context, &outputLayout, AV_SAMPLE_FMT_FLT, Int32(outputRate), &inputLayout, AV_SAMPLE_FMT_S16,
+                Int32(inputRate), 0, nil),
             "swr_alloc_set_opts2", "setting up a \(inputRate) Hz resampler")
         guard let context else { throw AudioError(.failed, "swr_alloc_set_opts2 gave no context") }
         var owned: OpaquePointer? = context
@@ -56,7 +60,7 @@ public final class PCMResampler {
         if context != nil { swr_free(&context) }
     }
 
-    /// The 16 kHz samples for the next `bytes` of PCM16 (little-endian). An odd final byte is kept for the next call.
+    /// The samples at ``outputRate`` for the next `bytes` of PCM16 (little-endian). An odd final byte is kept for the next call.
     public func convert(_ bytes: [UInt8]) throws(AudioError) -> [Float] {
         var input: [Int16] = []
         input.reserveCapacity((bytes.count + 1) / 2)

@@ -5,6 +5,7 @@ import EarshotModels
 import EarshotNotes
 import EarshotSpeech
 import EarshotStore
+import EarshotVoice
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -41,6 +42,9 @@ struct Services: Sendable {
     /// Bounds the synchronous OpenAI-compatible decodes (`openai-concurrency`).
     let admission: DecodeAdmission
     let speakers: SpeakerModels
+    /// Speech synthesis (`speech-provider`) and the slots of `POST /v1/audio/speech` (`speech-concurrency`).
+    let speech: any SpeechSynthesizer
+    let speechAdmission: DecodeAdmission
     let metadata: any MetadataStore
     let blobs: any BlobStore
     let configuration: ServerConfiguration
@@ -150,6 +154,12 @@ struct Services: Sendable {
             configuration: .init(
                 slots: configuration.openAIConcurrency, maxWaiting: configuration.openAIConcurrency,
                 maxWait: configuration.openAIMaxWait))
+        speech = configuration.makeSynthesizer()
+        speechAdmission = DecodeAdmission(
+            configuration: .init(
+                slots: configuration.speechConcurrency, maxWaiting: configuration.speechConcurrency,
+                maxWait: configuration.openAIMaxWait, work: "speech syntheses",
+                alternative: "send shorter inputs"))
         records = RecordsService(
             metadata: metadata, blobs: blobs, uploads: uploads, transcriptions: transcriptions,
             tasks: RecordTasks(queue: queue, metadata: metadata, maxAttempts: configuration.taskMaxAttempts),
@@ -211,6 +221,8 @@ struct Services: Sendable {
             engines: engines, records: records, admission: admission, speakers: speakers,
             maxFileSize: configuration.openAIMaxFileSize, spoolDirectory: spool
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
+        OpenAISpeechRoutes(synthesizer: speech, admission: speechAdmission).register(
+            on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         ClientSecretRoutes(
             tokens: tokens, recognizer: EngineRecognizer(engines: engines, admission: admission),
             interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes),

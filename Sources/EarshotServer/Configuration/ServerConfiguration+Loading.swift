@@ -276,6 +276,54 @@ extension ServerConfiguration {
         countSetting(
             "live-max-sessions", "Live transcription WebSockets (/v1/realtime) at once; more get RATE_LIMITED (default 4).",
             1...256, noun: "session count", \.liveMaxSessions),
+        // Speech synthesis (EarshotVoice).
+        Setting(
+            name: "speech-provider", valueName: "PROVIDER",
+            help: "espeak (espeak-ng as a child process) or an OpenAI-compatible speech API URL ending in /v1 "
+                + "(default espeak)."
+        ) {
+            config, value in
+            if value == "espeak" {
+                config.speechProvider = value
+                return nil
+            }
+            guard let url = URL(string: value), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil
+            else { return "'\(value)' is neither espeak nor an http(s) URL (example: https://api.openai.com/v1)" }
+            config.speechProvider = value.hasSuffix("/") ? String(value.dropLast()) : value
+            return nil
+        },
+        Setting(name: "speech-api-key", valueName: "KEY", help: "API key for a speech-provider URL (default none).") {
+            config, value in
+            config.speechAPIKey = value.isEmpty ? nil : value
+            return nil
+        },
+        Setting(
+            name: "speech-api-key-file", valueName: "FILE", help: "File holding the API key for a speech-provider URL."
+        ) {
+            config, value in
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else { return "cannot read \(value)" }
+            let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !key.isEmpty else { return "\(value) is empty" }
+            config.speechAPIKey = key
+            return nil
+        },
+        Setting(
+            name: "speech-model", valueName: "NAME", help: "Model asked of a speech-provider URL (default tts-1)."
+        ) {
+            config, value in
+            guard !value.isEmpty else { return "must not be empty" }
+            config.speechModel = value
+            return nil
+        },
+        textSetting(
+            "speech-espeak-path", "FILE", "The espeak-ng binary (default: espeak-ng on PATH).", \.speechEspeakPath),
+        countSetting(
+            "speech-concurrency", "Syntheses of /v1/audio/speech at once; more wait, then 429 (default 2).", 1...64,
+            noun: "request count", \.speechConcurrency),
+        durationSetting(
+            "speech-max-duration", "Longest speech espeak-ng makes for one request; longer is a 400 (default 10m).",
+            \.speechMaxDuration),
         durationSetting(
             "live-secret-ttl", "Lifetime of client secrets for /v1/realtime when none is asked (default 60s).",
             \.liveSecretTTL),

@@ -121,6 +121,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The longest lifetime a client secret may ask for (`expires_after.seconds`).
     public var liveSecretMaxTTL: Duration = .seconds(600)
 
+    /// Who speaks for `POST /v1/audio/speech` (and later the dialogue): `espeak` (espeak-ng run as a child process)
+    /// or the base URL, ending in `/v1`, of an OpenAI-compatible speech server.
+    public var speechProvider = "espeak"
+    /// API key sent as a bearer token to a ``speechProvider`` URL (`speech-api-key` or `speech-api-key-file`).
+    public var speechAPIKey: String?
+    /// The `model` asked of a ``speechProvider`` URL.
+    public var speechModel = "tts-1"
+    /// The espeak-ng binary; nil looks it up on `PATH`.
+    public var speechEspeakPath: String?
+    /// Syntheses at once for `POST /v1/audio/speech`; as many more wait (up to ``openAIMaxWait``), the rest are
+    /// answered 429 `RATE_LIMITED`.
+    public var speechConcurrency = 2
+    /// The longest speech espeak-ng may make for one request; a longer one is refused (400) as soon as espeak-ng
+    /// passes it.
+    public var speechMaxDuration: Duration = .seconds(600)
+
     /// Base URL (ending in `/v1`) of an OpenAI-compatible chat-completions server for summaries and translations;
     /// nil uses the managed `llama-server` (``llmManaged``).
     public var llmBaseURL: String?

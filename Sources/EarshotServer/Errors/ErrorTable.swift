@@ -5,6 +5,7 @@ import EarshotDiarization
 import EarshotHTTP
 import EarshotModels
 import EarshotStore
+import EarshotVoice
 
 /// The one table that maps errors from the modules below to HTTP statuses and wire codes.
 ///
@@ -21,6 +22,7 @@ enum ErrorTable {
         case let error as DiarizationError: map(error)
         case let error as SystemCallError where error.isOutOfSpace: diskFull
         case let error as AccountError: map(error)
+        case let error as VoiceError: map(error)
         default: nil
         }
     }
@@ -72,6 +74,18 @@ enum ErrorTable {
         switch error.code {
         case .invalidInput, .invalidConfiguration: .invalidArgument(error.message)
         case .weightsMissing, .weightsInvalid, .speechDetectionFailed: .unavailable(error.message)
+        default: nil
+        }
+    }
+
+    /// Speech synthesis: the caller's text, voice or language is a 400; an engine that is missing or too slow is 503,
+    /// a remote provider that fails or answers nonsense is 502 (both `UNAVAILABLE`); an engine crash is a 500.
+    static func map(_ error: VoiceError) -> HTTPError? {
+        switch error.code {
+        case .invalidInput, .unsupportedLanguage, .unsupportedVoice: .invalidArgument(error.message)
+        case .unavailable, .timeout: .unavailable(error.message)
+        case .providerError, .invalidResponse:
+            HTTPError(.badGateway, code: ErrorCode.unavailable.rawValue, message: error.message)
         default: nil
         }
     }

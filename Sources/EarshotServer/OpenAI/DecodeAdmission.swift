@@ -13,6 +13,10 @@ actor DecodeAdmission {
         var maxWaiting: Int
         /// The longest a request waits for a slot before it is refused.
         var maxWait: Duration
+        /// What the slots run, plural, for the 429's message.
+        var work = "synchronous transcriptions"
+        /// What else the client can do, for the 429's message.
+        var alternative = "submit a task (POST /open/partner/transcriptions)"
     }
 
     let configuration: Configuration
@@ -62,8 +66,8 @@ actor DecodeAdmission {
         }
         guard waiters.count < configuration.maxWaiting else {
             throw PlatformError.rateLimited(
-                "\(configuration.slots) synchronous transcriptions are running and \(waiters.count) waiting; "
-                    + "retry later or submit a task (POST /open/partner/transcriptions)",
+                "\(configuration.slots) \(configuration.work) are running and \(waiters.count) waiting; "
+                    + "retry later or \(configuration.alternative)",
                 retryAfter: retryAfter())
         }
         let id = nextID
@@ -89,8 +93,8 @@ actor DecodeAdmission {
         if granted { return }
         try Task.checkCancellation()
         throw PlatformError.rateLimited(
-            "no synchronous transcription slot became free within \(configuration.maxWait); retry later or "
-                + "submit a task (POST /open/partner/transcriptions)",
+            "no slot for \(configuration.work) became free within \(configuration.maxWait); retry later or "
+                + configuration.alternative,
             retryAfter: retryAfter())
     }
 
