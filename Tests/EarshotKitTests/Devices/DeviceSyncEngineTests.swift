@@ -193,12 +193,18 @@ import Testing
         let gate = PauseGate()
         gate.pause()
         let (engine, _) = rig.engine(gate: gate)
+        let start = ContinuousClock.now
         let running = Task { try await engine.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .seconds(2))
         #expect(rig.device.reads.withLock { $0.isEmpty }, "no read while paused")
+        let paused = ContinuousClock.now - start
         gate.resume()
         let summary = try await running.value
+        let total = ContinuousClock.now - start
         #expect(summary.synced.count == 1)
-        #expect(summary.seconds < 0.3 + 5, "paused time is not counted")
+        // Relative to this run's own clock, so a loaded machine cannot fail it: the run lasted `total`, of which at
+        // least `paused` was paused; the summary counts only the rest (half a second of slack for the first await).
+        let counted = Duration.seconds(summary.seconds)
+        #expect(counted < total - paused + .milliseconds(500), "paused time is not counted: \(counted) of \(total)")
     }
 }
