@@ -67,16 +67,9 @@ struct ClientSecretTests {
     }
 
     @Test func secretsOpenTheLiveEndpointWithTheirSettingsAndNothingElse() async throws {
-        guard FileManager.default.isExecutableFile(atPath: RealtimeTranscriptionTests.python.path),
-            TestEnvironment.exist(TestEnvironment.jfk), TestAudio.modelsInstalled
-        else {
-            Issue.record("run scripts/setup (venv with websockets, models, test audio)")
-            return
-        }
-        let directory = try TestEnvironment.makeTemporaryDirectory("client-secrets")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pcm16 = directory.appendingPathComponent("jfk-16k.pcm")
-        try FFmpeg.convert(TestEnvironment.jfk, to: pcm16, ["-f", "s16le", "-ac", "1", "-ar", "16000"])
+        guard let clip = try LiveClip.make("client-secrets") else { return }
+        defer { clip.remove() }
+        let pcm16 = clip.pcm16
         try await TestPlatform.with({ $0.liveSecretTTL = .seconds(1) }) { platform in
             // The default lifetime (1 s here) elapses while the rest is minted.
             let (_, partnerToken, userToken) = try await platform.newUser("listener-1")

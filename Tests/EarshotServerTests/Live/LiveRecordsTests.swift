@@ -119,18 +119,9 @@ struct LiveRecordsTests {
     }
 
     @Test func aSessionBecomesARecordWithItsAudioAndFinalTranscript() async throws {
-        guard FileManager.default.isExecutableFile(atPath: RealtimeTranscriptionTests.python.path),
-            TestEnvironment.exist(TestEnvironment.jfk), TestAudio.modelsInstalled
-        else {
-            Issue.record("run scripts/setup (venv with websockets, models, test audio)")
-            return
-        }
-        let directory = try TestEnvironment.makeTemporaryDirectory("live-records")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pcm24 = directory.appendingPathComponent("jfk-24k.pcm")
-        let pcm16 = directory.appendingPathComponent("jfk-16k.pcm")
-        try FFmpeg.convert(TestEnvironment.jfk, to: pcm24, ["-f", "s16le", "-ac", "1", "-ar", "24000"])
-        try FFmpeg.convert(TestEnvironment.jfk, to: pcm16, ["-f", "s16le", "-ac", "1", "-ar", "16000"])
+        guard let clip = try LiveClip.make("live-records") else { return }
+        defer { clip.remove() }
+        let (pcm24, pcm16) = (clip.pcm24, clip.pcm16)
         try await TestPlatform.with { platform in
             let (_, token) = try await platform.newPartnerToken()
             let (_, otherToken) = try await platform.newPartnerToken()
@@ -248,18 +239,11 @@ struct LiveRecordsTests {
         """#
 
     @Test func aSessionOpenWhenTheServerShutsDownIsKept() async throws {
-        guard FileManager.default.isExecutableFile(atPath: RealtimeTranscriptionTests.python.path),
-            TestEnvironment.exist(TestEnvironment.jfk), TestAudio.modelsInstalled
-        else {
-            Issue.record("run scripts/setup (venv with websockets, models, test audio)")
-            return
-        }
-        let directory = try TestEnvironment.makeTemporaryDirectory("live-shutdown")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pcm16 = directory.appendingPathComponent("jfk-16k.pcm")
+        guard let clip = try LiveClip.make("live-shutdown") else { return }
+        defer { clip.remove() }
+        let (directory, pcm16) = (clip.directory, clip.pcm16)
         let ready = directory.appendingPathComponent("ready.json")
         let data = directory.appendingPathComponent("data")
-        try FFmpeg.convert(TestEnvironment.jfk, to: pcm16, ["-f", "s16le", "-ac", "1", "-ar", "16000"])
         let client = Mutex<Task<ProcessResult, any Error>?>(nil)
         let token = Mutex<String?>(nil)
         // A loaded machine gets time to keep the session while the server shuts down.

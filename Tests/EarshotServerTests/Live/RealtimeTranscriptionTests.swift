@@ -123,18 +123,9 @@ struct RealtimeTranscriptionTests {
     }
 
     @Test func theWebsocketsClientFollowingOpenAIsFlowGetsTheOfflineTranscript() async throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.python.path), TestEnvironment.exist(TestEnvironment.jfk),
-            TestAudio.modelsInstalled
-        else {
-            Issue.record("run scripts/setup (venv with websockets, models, test audio)")
-            return
-        }
-        let directory = try TestEnvironment.makeTemporaryDirectory("realtime")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pcm24 = directory.appendingPathComponent("jfk-24k.pcm")
-        let pcm16 = directory.appendingPathComponent("jfk-16k.pcm")
-        try FFmpeg.convert(TestEnvironment.jfk, to: pcm24, ["-f", "s16le", "-ac", "1", "-ar", "24000"])
-        try FFmpeg.convert(TestEnvironment.jfk, to: pcm16, ["-f", "s16le", "-ac", "1", "-ar", "16000"])
+        guard let clip = try LiveClip.make("realtime") else { return }
+        defer { clip.remove() }
+        let (pcm24, pcm16) = (clip.pcm24, clip.pcm16)
         try await TestPlatform.with { platform in
             let (_, token) = try await platform.newPartnerToken()
             let reference = try await Self.offline(platform, token: token)
