@@ -68,7 +68,7 @@ targets += [
         name: "EarshotEval", dependencies: ["EarshotCore"],
         resources: [.embedInCode("Normalization/american-spellings.txt")]),
     // Speech synthesis: espeak-ng as a child process (GPL, never linked) or any OpenAI-compatible /v1/audio/speech.
-    .target(name: "EarshotVoice"),
+    .target(name: "EarshotVoice", dependencies: ["EarshotCore"]),
     // Live audio: OpenAI-Realtime-compatible transcription sessions (turn detection, partial/final text policy).
     .target(name: "EarshotLive", dependencies: ["EarshotCore", "EarshotAudio", "EarshotSpeech"]),
 ]

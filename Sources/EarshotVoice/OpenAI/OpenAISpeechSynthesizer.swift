@@ -1,4 +1,5 @@
 public import Foundation
+import EarshotCore
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -125,93 +126,19 @@ public struct OpenAISpeechSynthesizer: SpeechSynthesizer {
         return String(decoding: data.prefix(300), as: UTF8.self)
     }
 
-    /// One exchange with a hard deadline, cancelled with the calling task (the completion-handler API: the async
-    /// `data(for:)` of FoundationNetworking can outlive both).
+    /// One exchange with a hard deadline (``DeadlineExchange``), its failures as ``VoiceError``s.
     static func send(_ request: URLRequest, session: URLSession, timeout: Duration) async throws -> (Data, URLResponse)
     {
-        let url = request.url!
-        let exchange = Exchange()
-        let task = session.dataTask(with: request) { data, response, error in
-            if let error {
-                exchange.finish(.failure(mapped(error, url: url, timeout: timeout)))
-            } else if let response {
-                exchange.finish(.success((data ?? Data(), response)))
-            } else {
-                exchange.finish(.failure(VoiceError(.invalidResponse, "\(url.absoluteString) sent no response")))
+        let url = request.url!.absoluteString
+        return try await DeadlineExchange.send(request, session: session, timeout: timeout) { failure in
+            switch failure {
+            case .timedOut: VoiceError(.timeout, "\(url) did not answer within \(timeout)")
+            case .noResponse: VoiceError(.invalidResponse, "\(url) sent no response")
+            case .unreachable(let error):
+                VoiceError(
+                    .unavailable, "cannot reach the speech provider at \(url): \(error.localizedDescription)",
+                    underlying: error)
             }
         }
-        let handle = TaskHandle(task)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                exchange.start(continuation)
-                handle.task.resume()
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
-                    let error = VoiceError(.timeout, "\(url.absoluteString) did not answer within \(timeout)")
-                    if exchange.finish(.failure(error)) { handle.task.cancel() }
-                }
-            }
-        } onCancel: {
-            if exchange.finish(.failure(CancellationError())) { handle.task.cancel() }
-        }
     }
-
-    private static func mapped(_ error: any Error, url: URL, timeout: Duration) -> any Error {
-        guard let error = error as? URLError else {
-            return VoiceError(.unavailable, "cannot reach the speech provider at \(url.absoluteString): \(error)")
-        }
-        switch error.code {
-        case .timedOut:
-            return VoiceError(.timeout, "\(url.absoluteString) did not answer within \(timeout)", underlying: error)
-        case .cancelled:
-            return CancellationError()
-        default:
-            return VoiceError(
-                .unavailable,
-                "cannot reach the speech provider at \(url.absoluteString): \(error.localizedDescription)",
-                underlying: error)
-        }
-    }
-}
-
-/// One request's outcome, delivered once to whoever waits (the completion handler, the timer or cancellation).
-private final class Exchange: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
-        var early: Result<(Data, URLResponse), any Error>?
-        var finished = false
-    }
-    private let state = Mutex(State())
-
-    func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
-        let early = state.withLock { state -> Result<(Data, URLResponse), any Error>? in
-            if let early = state.early { return early }
-            state.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    /// Resumes with `result` unless something already did; true if this call finished the exchange.
-    @discardableResult
-    func finish(_ result: Result<(Data, URLResponse), any Error>) -> Bool {
-        let continuation = state.withLock { state -> CheckedContinuation<(Data, URLResponse), any Error>?? in
-            guard !state.finished else { return .none }
-            state.finished = true
-            guard let continuation = state.continuation else {
-                state.early = result
-                return .some(nil)
-            }
-            state.continuation = nil
-            return .some(continuation)
-        }
-        guard let continuation else { return false }
-        continuation?.resume(with: result)
-        return true
-    }
-}
-
-// SAFETY: URLSessionTask's resume() and cancel() are documented thread-safe; nothing else is called on it.
-private final class TaskHandle: @unchecked Sendable {
-    let task: URLSessionDataTask
-    init(_ task: URLSessionDataTask) { self.task = task }
 }
