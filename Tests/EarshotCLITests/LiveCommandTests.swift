@@ -22,7 +22,7 @@ import Testing
         let token = try await stack.partnerToken()
 
         let run = try await Program.earshot.run(
-            ["live", mp3, "--speed", "max", "--server", stack.base, "--language", "en"],
+            ["live", mp3, "--speed", "max", "--server", stack.base, "--language", "en", "--silence", "700"],
             environment: ["EARSHOT_TOKEN": token], timeout: .seconds(600))
         #expect(run.status == 0, "\(run)\n\(stack.child.diagnostics)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -93,6 +93,7 @@ import Testing
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--speed", "0"], "--speed must"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--speed", "fast"], "--speed must"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--timeout", "-1"], "--timeout must"),
+            (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--silence", "5"], "--silence must"),
         ]
         for (arguments, reason) in cases {
             let run = try await Program.earshot.run(

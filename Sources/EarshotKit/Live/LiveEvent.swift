@@ -200,6 +200,22 @@ public struct LiveSessionInfo: Sendable, Equatable {
     }
 }
 
+extension LiveSessionInfo {
+    /// This (an `updated` event's, which may echo only the fields the update named) over `previous`: fields it
+    /// leaves out keep their earlier value; `translateTo` and `serverVAD` are this one's (null turns them off).
+    func merged(over previous: LiveSessionInfo?) -> LiveSessionInfo {
+        guard let previous else { return self }
+        var merged = self
+        merged.sessionID = sessionID ?? previous.sessionID
+        merged.recordID = recordID ?? previous.recordID
+        merged.model = model ?? previous.model
+        merged.language = language ?? previous.language
+        merged.prompt = prompt ?? previous.prompt
+        merged.sampleRate = sampleRate ?? previous.sampleRate
+        return merged
+    }
+}
+
 /// Typed reads of a `JSONSerialization` object (nil for a missing field or one of another type).
 struct JSONObject: @unchecked Sendable {
     // SAFETY: built from JSONSerialization's output and never mutated; read only.

@@ -135,6 +135,12 @@ public final class LiveSession: Sendable {
         self.options = options
     }
 
+    /// A session released without ``finish(timeout:)`` or ``close()`` drops its connection (the server still makes
+    /// the record of what was committed).
+    deinit {
+        transport.withLock { $0 }?.abort()
+    }
+
     // MARK: Connecting
 
     /// Opens a session with the client's token and applies `settings`.
@@ -291,7 +297,7 @@ public final class LiveSession: Sendable {
             state.info = info
             state.recordID = info.recordID
         case .updated(let info):
-            state.info = info
+            state.info = info.merged(over: state.info)
             state.updated = true
         case .speechStarted:
             state.speaking = true

@@ -17,6 +17,8 @@ protocol LiveTransport: Sendable {
     func send(text: String) async throws
     /// Closes with `code`, waiting a little for the server's close frame.
     func close(code: Int, reason: String) async
+    /// Drops the connection at once (no closing handshake).
+    func abort()
 }
 
 enum LiveTransports {
@@ -64,6 +66,10 @@ enum LiveTransports {
 
         func close(code: Int, reason: String) async {
             await client.close(code: code, reason: reason)
+        }
+
+        func abort() {
+            client.abort()
         }
     }
 #endif
@@ -135,6 +141,10 @@ enum LiveTransports {
         func close(code: Int, reason: String) async {
             let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .normalClosure
             task.cancel(with: closeCode, reason: Data(reason.utf8))
+        }
+
+        func abort() {
+            task.cancel()
         }
     }
 #endif

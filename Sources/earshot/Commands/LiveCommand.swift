@@ -18,7 +18,7 @@ enum LiveCommand: Command {
         discussion: """
             Decodes FILE (any format earshot transcribe reads), resamples it to 24 kHz PCM16 and sends it to \
             GET /v1/realtime in 100 ms chunks at real-time pace (--speed 4: four times faster; --speed max: as fast \
-            as the connection goes). Server VAD ends turns at pauses (--manual: one commit at the end). Partials are \
+            as the connection goes). Server VAD ends turns at pauses (--silence: how long; --manual: one commit at the end). Partials are \
             printed as they change (the current line is rewritten on a terminal; plain '… text' lines otherwise), \
             finals as they settle with their times on the session's audio clock, '[start → end] text', translations \
             (--translate-to) as '  → text'. At the end it waits for the last finals (--timeout), closes the session \
@@ -31,6 +31,7 @@ enum LiveCommand: Command {
             .init("model", valueName: "MODEL", help: "asr-fast (default), asr-pro, whisper-1, …"),
             .init("prompt", valueName: "TEXT", help: "Words and names to expect."),
             .init("translate-to", valueName: "LANG", help: "Also translate each final into LANG (ISO 639-1)."),
+            .init("silence", valueName: "MS", help: "Server VAD: the pause that ends a turn (default 500)."),
             .init("timeout", valueName: "SECONDS", help: "Wait at most this long for the last finals (default 300)."),
         ],
         flags: [
@@ -142,11 +143,18 @@ enum LiveCommand: Command {
             } else {
                 timeout = 300
             }
+            var vad = LiveSession.ServerVAD()
+            if let value = arguments.value("silence") {
+                guard let milliseconds = Int(value), (100...10_000).contains(milliseconds) else {
+                    throw ArgumentError(command: command, "--silence must be 100 to 10000 milliseconds, not '\(value)'")
+                }
+                vad.silenceDurationMs = milliseconds
+            }
             json = arguments.flag("json")
             settings = LiveSession.Settings(
                 model: arguments.value("model"), language: arguments.value("language"),
                 prompt: arguments.value("prompt"), translateTo: arguments.value("translate-to"),
-                serverVAD: arguments.flag("manual") ? nil : LiveSession.ServerVAD(), sampleRate: 24_000)
+                serverVAD: arguments.flag("manual") ? nil : vad, sampleRate: 24_000)
         }
     }
 }

@@ -70,10 +70,12 @@ struct LiveSessionTests {
             ).text
 
             let session = try await LiveSession.connect(
-                client: client, settings: .init(model: "gpt-4o-transcribe", language: "en"))
+                client: client,
+                settings: .init(model: "gpt-4o-transcribe", language: "en", serverVAD: .init(silenceDurationMs: 700)))
             let recordID = try #require(session.recordID)
             #expect(recordID.hasPrefix("rec"))
-            #expect(session.info?.serverVAD == LiveSession.ServerVAD())
+            #expect(session.info?.serverVAD == LiveSession.ServerVAD(silenceDurationMs: 700))
+            #expect(session.info?.model == "gpt-4o-transcribe" && session.info?.sessionID?.hasPrefix("sess") == true)
             #expect(session.info?.sampleRate == 24_000)
             async let collected = Self.collect(session.events)
             try await Self.stream(audio, rate: 24_000, speed: 4, to: session)
