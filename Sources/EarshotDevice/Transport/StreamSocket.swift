@@ -28,12 +28,12 @@ public final class StreamSocket: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Connects to `host` (an IPv4 address or a name with an IPv4 address; loopback by default) on `port`.
+    /// Connects to `host` (an IPv4 address; loopback by default) on `port`.
     ///
-    /// - Throws: ``DeviceProtocolError`` `disconnected` when nothing listens there or the name does not resolve.
+    /// - Throws: ``DeviceProtocolError`` `disconnected` when nothing listens there.
     public static func connect(host: String = "127.0.0.1", port: Int) throws(DeviceProtocolError) -> StreamSocket {
-        var address = try socketAddress(host: resolve(host), port: port)
         let descriptor = try makeSocket()
+        var address = try socketAddress(host: host, port: port)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 systemConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -114,32 +114,6 @@ public final class StreamSocket: @unchecked Sendable {
             throw DeviceProtocolError(.disconnected, "\(host) is not an IPv4 address")
         }
         return address
-    }
-
-    /// `host` itself when it is an IPv4 address, else the first IPv4 address `getaddrinfo` finds for the name.
-    static func resolve(_ host: String) throws(DeviceProtocolError) -> String {
-        var probe = in_addr()
-        if inet_pton(AF_INET, host, &probe) == 1 { return host }
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, nil, &hints, &list)
-        defer { if let list { freeaddrinfo(list) } }
-        guard status == 0, let first = list, let socketAddress = first.pointee.ai_addr else {
-            let reason = status == 0 ? "no IPv4 address" : String(cString: gai_strerror(status))
-            throw DeviceProtocolError(.disconnected, "cannot resolve \(host): \(reason)")
-        }
-        var address = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else {
-            throw DeviceProtocolError(.disconnected, "cannot resolve \(host)")
-        }
-        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     static func failure(_ what: String, _ code: Int32) -> DeviceProtocolError {

@@ -2,6 +2,10 @@
     import EarshotDevice
     import Foundation
 
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
     /// A small RFC 6455 client for Linux, where Foundation's `URLSessionWebSocketTask` cannot connect (swift-corelibs
     /// hands WebSockets to libcurl, and Debian's libcurl is built without them: "WebSockets not supported by
     /// libcurl"). ``LiveSession`` uses `URLSessionWebSocketTask` on Apple platforms and this on Linux.
@@ -97,7 +101,7 @@
             let (socket, leftover) = try await onThread { () throws -> (StreamSocket, [UInt8]) in
                 let socket: StreamSocket
                 do {
-                    socket = try StreamSocket.connect(host: host, port: port)
+                    socket = try StreamSocket.connect(host: try Self.ipv4Address(of: host), port: port)
                 } catch {
                     throw EarshotError(
                         .network, "cannot connect to \(host):\(port): \(error)", underlying: error)
@@ -216,6 +220,29 @@
             var payload = [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)]
             payload += Array(reason.utf8.prefix(123))
             return frame(opcode: 0x8, payload: payload[...])
+        }
+
+        /// `host` itself when it is an IPv4 address, else the first IPv4 address `getaddrinfo` finds for the name
+        /// (``StreamSocket`` connects to addresses only).
+        static func ipv4Address(of host: String) throws -> String {
+            var probe = in_addr()
+            if inet_pton(AF_INET, host, &probe) == 1 { return host }
+            var hints = addrinfo()
+            hints.ai_family = AF_INET
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var list: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host, nil, &hints, &list)
+            defer { if let list { freeaddrinfo(list) } }
+            guard status == 0, let first = list, let address = first.pointee.ai_addr else {
+                let reason = status == 0 ? "no IPv4 address" : String(cString: gai_strerror(status))
+                throw EarshotError(.network, "cannot resolve \(host): \(reason)")
+            }
+            var ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            guard inet_ntop(AF_INET, &ipv4, &text, socklen_t(text.count)) != nil else {
+                throw EarshotError(.network, "cannot resolve \(host)")
+            }
+            return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         }
 
         // MARK: Handshake
