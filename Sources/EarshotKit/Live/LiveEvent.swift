@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One event of a ``LiveSession``: what the server said (or that the connection closed), typed, with the message as
 /// received.
