@@ -22,7 +22,7 @@ import Testing
         let token = try await stack.partnerToken()
 
         let run = try await Program.earshot.run(
-            ["live", mp3, "--speed", "max", "--server", stack.base, "--language", "en", "--silence", "700"],
+            ["live", mp3, "--speed", "max", "--server", stack.base, "--language", "en", "--silence", "1200"],
             environment: ["EARSHOT_TOKEN": token], timeout: .seconds(600))
         #expect(run.status == 0, "\(run)\n\(stack.child.diagnostics)")
         let lines = run.stdout.split(separator: "\n").map(String.init)

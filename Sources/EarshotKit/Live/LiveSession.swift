@@ -117,6 +117,7 @@ public final class LiveSession: Sendable {
         var completed: [String] = []
         var translated: Set<String> = []
         var speaking = false
+        /// Audio appended since the last `commit()` or `clear()` was sent (manual mode: what `finish` commits).
         var bytesSinceCommit = 0
         var pendingCommit: String?
 
@@ -306,10 +307,7 @@ public final class LiveSession: Sendable {
         case .committed(let item, _):
             state.committed.append(item)
             state.pendingCommit = nil
-            state.bytesSinceCommit = 0
             state.speaking = false
-        case .cleared:
-            state.bytesSinceCommit = 0
         case .transcriptionCompleted(let item, _):
             state.finals.insert(item)
             state.completed.append(item)
@@ -349,12 +347,16 @@ public final class LiveSession: Sendable {
     /// The server answers `committed`, or an `error` event (`input_audio_buffer_commit_empty` under 100 ms).
     public func commit() async throws {
         let eventID = "evt_commit_\(UUID().uuidString.prefix(8))"
-        state.withLock { $0.pendingCommit = eventID }
+        state.withLock {
+            $0.pendingCommit = eventID
+            $0.bytesSinceCommit = 0
+        }
         try await send(["type": "input_audio_buffer.commit", "event_id": eventID])
     }
 
     /// Drops the audio not yet committed.
     public func clear() async throws {
+        state.withLock { $0.bytesSinceCommit = 0 }
         try await send(["type": "input_audio_buffer.clear"])
     }
 

@@ -57,13 +57,13 @@ enum LiveCommand: Command {
                     let end = min(audio.count, offset + bytesPerChunk)
                     try await session.append(pcm16: audio.subdata(in: offset..<end))
                     offset = end
+                    printer.audioSent(ms: offset / 48)
                     chunk += 1
                     if let speed = plan.speed {
                         let due = Double(chunk) * 0.1 / speed - Date().timeIntervalSince(start)
                         if due > 0 { try await Task.sleep(nanoseconds: UInt64(due * 1e9)) }
                     }
                 }
-                printer.audioSent(ms: audio.count / 48)
                 let settled = await session.finish(timeout: plan.timeout)
                 if !settled, !session.isClosed {
                     writeError("earshot live: not every item got its final text within \(Int(plan.timeout)) s")
@@ -184,7 +184,7 @@ final class LivePrinter: Sendable {
         var transcript = LiveTranscript()
         var ok = true
         var partialShown = false
-        var committedAt: [String: Int] = [:]
+        var committedSpan: [String: (start: Int, end: Int)] = [:]
         var lastEnd = 0
         var finalsWritten: Set<String> = []
         for await event in events {
@@ -199,8 +199,11 @@ final class LivePrinter: Sendable {
                 }
             }
             if case .committed(let id, _) = event.kind {
-                committedAt[id] = lastEnd
-                lastEnd = sentMs.withLock { $0 }
+                // The span a commit covers when the server gave no VAD times: from the previous commit to the audio
+                // sent so far.
+                let now = sentMs.withLock { $0 }
+                committedSpan[id] = (lastEnd, now)
+                lastEnd = now
             }
             switch event.kind {
             case .error(let error):
@@ -237,8 +240,8 @@ final class LivePrinter: Sendable {
                 clear(&partialShown)
                 guard !finalsWritten.contains(item.id) else { continue }
                 finalsWritten.insert(item.id)
-                let start = item.startMs ?? committedAt[item.id] ?? 0
-                let end = item.endMs ?? (item.startMs == nil ? sentMs.withLock { $0 } : start)
+                let start = item.startMs ?? committedSpan[item.id]?.start ?? 0
+                let end = item.endMs ?? committedSpan[item.id]?.end ?? sentMs.withLock { $0 }
                 Swift.print("[\(Self.clock(start)) → \(Self.clock(end))] \(item.text)")
             case .translationCompleted:
                 clear(&partialShown)
