@@ -119,11 +119,18 @@ public final class LiveSession: Sendable {
         var speaking = false
         /// Audio appended since the last `commit()` or `clear()` was sent (manual mode: what `finish` commits).
         var bytesSinceCommit = 0
-        var pendingCommit: String?
+        /// Client events sent and not yet answered (event id → `commit`, `clear` or `update`): `finish` waits for
+        /// their answers, which the server drops once the client closes.
+        var awaiting: [String: String] = [:]
+
+        /// One client event of `kind` got its answer.
+        mutating func answered(_ kind: String) {
+            if let eventID = awaiting.first(where: { $0.value == kind })?.key { awaiting[eventID] = nil }
+        }
 
         /// Every committed item has its final (and its translation, when interpreting), and no commit is in flight.
         var settled: Bool {
-            guard pendingCommit == nil, committed.allSatisfy(finals.contains) else { return false }
+            guard awaiting.isEmpty, committed.allSatisfy(finals.contains) else { return false }
             guard info?.translateTo != nil else { return true }
             return completed.allSatisfy(translated.contains)
         }
@@ -299,6 +306,7 @@ public final class LiveSession: Sendable {
             state.recordID = info.recordID
         case .updated(let info):
             state.info = info.merged(over: state.info)
+            if state.updated { state.answered("update") }
             state.updated = true
         case .speechStarted:
             state.speaking = true
@@ -306,8 +314,10 @@ public final class LiveSession: Sendable {
             state.speaking = false
         case .committed(let item, _):
             state.committed.append(item)
-            state.pendingCommit = nil
+            state.answered("commit")
             state.speaking = false
+        case .cleared:
+            state.answered("clear")
         case .transcriptionCompleted(let item, _):
             state.finals.insert(item)
             state.completed.append(item)
@@ -318,7 +328,7 @@ public final class LiveSession: Sendable {
         case .error(let error):
             if let eventID = error.eventID {
                 if eventID == state.updateEventID, !state.updated { state.startupError = error }
-                if eventID == state.pendingCommit { state.pendingCommit = nil }
+                state.awaiting[eventID] = nil
             }
             if error.code == "RATE_LIMITED", state.info == nil || !state.updated { state.startupError = error }
         default:
@@ -348,7 +358,7 @@ public final class LiveSession: Sendable {
     public func commit() async throws {
         let eventID = "evt_commit_\(UUID().uuidString.prefix(8))"
         state.withLock {
-            $0.pendingCommit = eventID
+            $0.awaiting[eventID] = "commit"
             $0.bytesSinceCommit = 0
         }
         try await send(["type": "input_audio_buffer.commit", "event_id": eventID])
@@ -356,14 +366,20 @@ public final class LiveSession: Sendable {
 
     /// Drops the audio not yet committed.
     public func clear() async throws {
-        state.withLock { $0.bytesSinceCommit = 0 }
-        try await send(["type": "input_audio_buffer.clear"])
+        let eventID = "evt_clear_\(UUID().uuidString.prefix(8))"
+        state.withLock {
+            $0.awaiting[eventID] = "clear"
+            $0.bytesSinceCommit = 0
+        }
+        try await send(["type": "input_audio_buffer.clear", "event_id": eventID])
     }
 
     /// Changes the settings (the answer is an `updated` or an `error` event). The sample rate cannot change once
     /// audio was sent.
     public func update(_ settings: Settings) async throws {
-        try await send(Self.update(settings, eventID: "evt_update_\(UUID().uuidString.prefix(8))"))
+        let eventID = "evt_update_\(UUID().uuidString.prefix(8))"
+        state.withLock { $0.awaiting[eventID] = "update" }
+        try await send(Self.update(settings, eventID: eventID))
     }
 
     /// Sends a client event of your own (a JSON object with a `type`): for protocol features this SDK version does

@@ -8,6 +8,10 @@ import Foundation
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// `LiveSession` against the real server in this process with real speech (JFK's clip): streamed with server VAD it
 /// gives partials then finals matching the offline transcript, and becomes the record its `created` event names; a
 /// client secret opens a manual 16 kHz session; bad credentials, refused settings, refused client events, a full
@@ -65,7 +69,12 @@ struct LiveSessionTests {
         try await TestPlatform.with { platform in
             let token = try await platform.partnerToken(try await platform.createPartner("Live kit"))
             let client = EarshotClient(baseURL: platform.base, token: token)
-            let offline = try await TranscriptionClient(client: client).transcribe(
+            // The first decode loads the model: longer than URLSession's default minute on a loaded machine.
+            let patient = URLSessionConfiguration.default
+            patient.timeoutIntervalForRequest = 900
+            let offlineClient = EarshotClient(
+                configuration: .init(baseURL: platform.base, token: token, session: URLSession(configuration: patient)))
+            let offline = try await TranscriptionClient(client: offlineClient).transcribe(
                 fileAt: RealAudio.jfk, model: "asr-fast", language: "en"
             ).text
 
