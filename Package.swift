@@ -101,7 +101,8 @@ targets += [
         name: "earshot",
         dependencies: [
             "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts", "EarshotRecorder",
+            "EarshotAudio", "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts",
+            "EarshotRecorder",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).
     .executableTarget(
@@ -192,7 +193,7 @@ targets += [
         name: "EarshotKitTests",
         dependencies: [
             "EarshotKit", "EarshotAPI", "EarshotDevice", "EarshotRecorder", "EarshotServer", "EarshotHTTP", "EarshotCore",
-            "EarshotCrypto", "EarshotTestSupport", "EarshotServerTestSupport",
+            "EarshotCrypto", "EarshotEval", "EarshotTestSupport", "EarshotServerTestSupport",
         ]),
     // The web console in headless Chromium (Selenium, Browser/console_browser.py) against `earshot serve`.
     .testTarget(

@@ -16,6 +16,7 @@ let commands: [any Command.Type] = [
     NotesAddCommand.self,
     AccountsCommand.self,
     TranscribeCommand.self,
+    LiveCommand.self,
     EvalCommand.self,
     EvalTextCommand.self,
     BenchEvalCommand.self,

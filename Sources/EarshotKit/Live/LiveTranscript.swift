@@ -1,0 +1,88 @@
+import Foundation
+
+/// What a UI shows of a live session: each item's text as it goes from partial to final, with its times and its
+/// translation. Feed it every event of ``LiveSession/events``; a value type, so keep it where your UI state lives.
+///
+/// ```swift
+/// var transcript = LiveTranscript()
+/// for await event in session.events {
+///     if let item = transcript.apply(event) { render(item) }    // the item that changed
+/// }
+/// ```
+public struct LiveTranscript: Sendable, Equatable {
+    /// One item (a turn, or a committed buffer).
+    public struct Item: Sendable, Equatable, Identifiable {
+        public var id: String
+        /// The partial text (the deltas so far) until ``isFinal``, then the final text.
+        public var text: String
+        /// The final text arrived (or the transcription failed: ``failure``).
+        public var isFinal: Bool
+        /// Why the item has no text, when its transcription failed.
+        public var failure: LiveError?
+        /// Where the speech began and ended on the session's audio clock, in ms (server VAD only).
+        public var startMs: Int?
+        public var endMs: Int?
+        /// The translation (with ``LiveSession/Settings/translateTo``), once it arrived.
+        public var translation: String?
+        /// Why there is no translation, when it failed.
+        public var translationFailure: LiveError?
+    }
+
+    /// The items in the order the session made them.
+    public private(set) var items: [Item] = []
+
+    public init() {}
+
+    /// The final texts so far, joined by spaces.
+    public var finalText: String {
+        items.filter(\.isFinal).map(\.text).filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// Everything shown: finals and partials, joined by spaces.
+    public var text: String {
+        items.map(\.text).filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// Applies one event; returns the item it changed, or nil when it changed none.
+    @discardableResult
+    public mutating func apply(_ event: LiveEvent) -> Item? {
+        switch event.kind {
+        case .speechStarted(let id, let start):
+            return change(id) { $0.startMs = start }
+        case .speechStopped(let id, let end):
+            return change(id) { $0.endMs = end }
+        case .committed(let id, _):
+            return change(id) { _ in }
+        case .transcriptionDelta(let id, let delta):
+            return change(id) { item in if !item.isFinal { item.text += delta } }
+        case .transcriptionCompleted(let id, let transcript):
+            return change(id) { item in
+                item.text = transcript.trimmingCharacters(in: .whitespaces)
+                item.isFinal = true
+            }
+        case .transcriptionFailed(let id, let error):
+            return change(id) { item in
+                item.isFinal = true
+                item.failure = error
+            }
+        case .translationCompleted(let id, _, let translation):
+            return change(id) { $0.translation = translation }
+        case .translationFailed(let id, _, let error):
+            return change(id) { $0.translationFailure = error }
+        default:
+            return nil
+        }
+    }
+
+    private mutating func change(_ id: String, _ body: (inout Item) -> Void) -> Item? {
+        guard !id.isEmpty else { return nil }
+        let index =
+            items.firstIndex { $0.id == id }
+            ?? {
+                items.append(Item(id: id, text: "", isFinal: false))
+                return items.count - 1
+            }()
+        body(&items[index])
+        return items[index]
+    }
+}

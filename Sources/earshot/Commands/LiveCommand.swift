@@ -1,0 +1,269 @@
+import EarshotAudio
+import EarshotCore
+import EarshotKit
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `earshot live FILE`: streams a file to a server's live transcription endpoint as if it were being recorded, and
+/// prints partials and finals as they come.
+enum LiveCommand: Command {
+    static let name = "live"
+    static let spec = CommandSpec(
+        name: "earshot live",
+        abstract: "Stream an audio file to a server's live transcription and print the text as it comes.",
+        discussion: """
+            Decodes FILE (any format earshot transcribe reads), resamples it to 24 kHz PCM16 and sends it to \
+            GET /v1/realtime in 100 ms chunks at real-time pace (--speed 4: four times faster; --speed max: as fast \
+            as the connection goes). Server VAD ends turns at pauses (--silence: how long; --manual: one commit at the end). Partials are \
+            printed as they change (the current line is rewritten on a terminal; plain '… text' lines otherwise), \
+            finals as they settle with their times on the session's audio clock, '[start → end] text', translations \
+            (--translate-to) as '  → text'. At the end it waits for the last finals (--timeout), closes the session \
+            and prints 'record <id>': the session is a record on the server. --json prints every server event as \
+            one JSON line instead. Exits 1 when the server refuses the session, an item fails or finals are missing.
+            """,
+        options: RecordsCommandSupport.options + [
+            .init("speed", valueName: "N|max", help: "Stream N times faster than real time, or 'max' (default 1)."),
+            .init("language", valueName: "LANG", help: "The spoken language (ISO 639-1; detected when omitted)."),
+            .init("model", valueName: "MODEL", help: "asr-fast (default), asr-pro, whisper-1, …"),
+            .init("prompt", valueName: "TEXT", help: "Words and names to expect."),
+            .init("translate-to", valueName: "LANG", help: "Also translate each final into LANG (ISO 639-1)."),
+            .init("silence", valueName: "MS", help: "Server VAD: the pause that ends a turn (default 500)."),
+            .init("timeout", valueName: "SECONDS", help: "Wait at most this long for the last finals (default 300)."),
+        ],
+        flags: [
+            .init("manual", help: "No server VAD: commit the whole file as one item at the end."),
+            .init("json", help: "Print the server's events as JSON lines."),
+        ],
+        positionals: [.init("FILE", help: "The audio file to stream.")])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let plan = try Plan(arguments)
+        let audio = try await pcm24(plan.file)
+        let client = EarshotClient(configuration: .init(baseURL: plan.server, token: plan.token))
+        let session = try await LiveSession.connect(client: client, settings: plan.settings)
+        let printer = LivePrinter(json: plan.json, terminal: isatty(1) != 0)
+        let bytesPerChunk = 24_000 * 2 / 10
+        let outcome = try await withThrowingTaskGroup(of: LivePrinter.Outcome?.self) { group in
+            group.addTask { await printer.print(session.events) }
+            group.addTask {
+                let start = Date()
+                var offset = 0
+                var chunk = 0
+                while offset < audio.count {
+                    let end = min(audio.count, offset + bytesPerChunk)
+                    try await session.append(pcm16: audio.subdata(in: offset..<end))
+                    offset = end
+                    printer.audioSent(ms: offset / 48)
+                    chunk += 1
+                    if let speed = plan.speed {
+                        let due = Double(chunk) * 0.1 / speed - Date().timeIntervalSince(start)
+                        if due > 0 { try await Task.sleep(nanoseconds: UInt64(due * 1e9)) }
+                    }
+                }
+                let settled = await session.finish(timeout: plan.timeout)
+                if !settled, !session.isClosed {
+                    writeError("earshot live: not every item got its final text within \(Int(plan.timeout)) s")
+                }
+                return nil
+            }
+            var outcome: LivePrinter.Outcome?
+            for try await result in group { if let result { outcome = result } }
+            return outcome
+        }
+        guard let outcome else { return 1 }
+        if let id = session.recordID, !plan.json { print("record \(id)") }
+        return outcome.ok ? 0 : 1
+    }
+
+    /// The file as 24 kHz mono PCM16 little-endian.
+    static func pcm24(_ path: String) async throws -> Data {
+        let decoder = try await AudioDecoder.open(contentsOf: URL(fileURLWithPath: path))
+        let samples = try await decoder.decodeAll()
+        let resampler = try PCMResampler(inputRate: AudioDecoder.sampleRate, outputRate: 24_000)
+        let resampled = try resampler.convert(pcm16(samples)) + resampler.flush()
+        return Data(pcm16(resampled))
+    }
+
+    private static func pcm16(_ samples: [Float]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(samples.count * 2)
+        for sample in samples {
+            let value = Int16(max(-32768, min(32767, (sample * 32768).rounded())))
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        }
+        return bytes
+    }
+
+    struct Plan {
+        var file: String
+        var server: URL
+        var token: String
+        var speed: Double?
+        var timeout: TimeInterval
+        var json: Bool
+        var settings: LiveSession.Settings
+
+        init(_ arguments: ParsedArguments) throws {
+            let command = LiveCommand.spec.name
+            guard let file = arguments.positionals.first else {
+                throw ArgumentError(command: command, "FILE is required")
+            }
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw ArgumentError(command: command, "no such file: \(file)")
+            }
+            self.file = file
+            let environment = ProcessInfo.processInfo.environment
+            guard let server = arguments.value("server") ?? environment["EARSHOT_SERVER"],
+                let base = URL(string: server), base.scheme == "http" || base.scheme == "https"
+            else { throw ArgumentError(command: command, "--server needs the http(s) URL of an Earshot server") }
+            guard let token = arguments.value("token") ?? environment["EARSHOT_TOKEN"], !token.isEmpty else {
+                throw ArgumentError(command: command, "--token needs a user or partner access token")
+            }
+            self.server = base
+            self.token = token
+            switch arguments.value("speed") {
+            case nil: speed = 1
+            case "max": speed = nil
+            case let value?:
+                guard let number = Double(value), number > 0, number.isFinite else {
+                    throw ArgumentError(command: command, "--speed must be a positive number or 'max', not '\(value)'")
+                }
+                speed = number
+            }
+            if let value = arguments.value("timeout") {
+                guard let seconds = Double(value), seconds > 0 else {
+                    throw ArgumentError(command: command, "--timeout must be a positive number of seconds")
+                }
+                timeout = seconds
+            } else {
+                timeout = 300
+            }
+            var vad = LiveSession.ServerVAD()
+            if let value = arguments.value("silence") {
+                guard let milliseconds = Int(value), (100...10_000).contains(milliseconds) else {
+                    throw ArgumentError(command: command, "--silence must be 100 to 10000 milliseconds, not '\(value)'")
+                }
+                vad.silenceDurationMs = milliseconds
+            }
+            json = arguments.flag("json")
+            settings = LiveSession.Settings(
+                model: arguments.value("model"), language: arguments.value("language"),
+                prompt: arguments.value("prompt"), translateTo: arguments.value("translate-to"),
+                serverVAD: arguments.flag("manual") ? nil : vad, sampleRate: 24_000)
+        }
+    }
+}
+
+/// Prints a live session's events: partials as they change, finals as they settle (or the raw events with --json).
+final class LivePrinter: Sendable {
+    struct Outcome: Sendable {
+        var ok: Bool
+    }
+
+    let json: Bool
+    let terminal: Bool
+    /// Audio sent so far, in ms (the end of a manual item).
+    private let sentMs = Mutex(0)
+
+    init(json: Bool, terminal: Bool) {
+        self.json = json
+        self.terminal = terminal
+    }
+
+    func audioSent(ms: Int) {
+        sentMs.withLock { $0 = ms }
+    }
+
+    /// Prints until the stream ends; the outcome says whether everything went well.
+    func print(_ events: AsyncStream<LiveEvent>) async -> Outcome {
+        var transcript = LiveTranscript()
+        var ok = true
+        var partialShown = false
+        var committedSpan: [String: (start: Int, end: Int)] = [:]
+        var lastEnd = 0
+        var finalsWritten: Set<String> = []
+        for await event in events {
+            defer { fflush(nil) }  // a line at a time, also into a pipe
+            if json {
+                if case .closed(let code, let reason) = event.kind {
+                    let line = try? JSONSerialization.data(
+                        withJSONObject: ["type": "closed", "code": code, "reason": reason], options: [.sortedKeys])
+                    Swift.print(String(decoding: line ?? Data(), as: UTF8.self))
+                } else {
+                    Swift.print(String(decoding: event.json, as: UTF8.self))
+                }
+            }
+            if case .committed(let id, _) = event.kind {
+                // The span a commit covers when the server gave no VAD times: from the previous commit to the audio
+                // sent so far.
+                let now = sentMs.withLock { $0 }
+                committedSpan[id] = (lastEnd, now)
+                lastEnd = now
+            }
+            switch event.kind {
+            case .error(let error):
+                clear(&partialShown)
+                writeError("earshot live: the server refused an event: \(error)")
+                if error.code == "RATE_LIMITED" { ok = false }
+            case .transcriptionFailed(_, let error):
+                clear(&partialShown)
+                writeError("earshot live: an item could not be transcribed: \(error)")
+                ok = false
+            case .translationFailed(_, let language, let error):
+                clear(&partialShown)
+                writeError("earshot live: no translation into \(language): \(error)")
+            case .closed(let code, let reason) where code != 1000:
+                clear(&partialShown)
+                writeError("earshot live: the server closed the session: \(code) \(reason)")
+                ok = false
+            default:
+                break
+            }
+            guard let item = transcript.apply(event), !json else { continue }
+            switch event.kind {
+            case .transcriptionDelta:
+                let text = item.text.trimmingCharacters(in: .whitespaces)
+                if terminal {
+                    let shown = text.count > 100 ? "…" + text.suffix(99) : text
+                    Swift.print("\r\u{1B}[K… \(shown)", terminator: "")
+                    fflush(nil)
+                    partialShown = true
+                } else {
+                    Swift.print("… \(text)")
+                }
+            case .transcriptionCompleted:
+                clear(&partialShown)
+                guard !finalsWritten.contains(item.id) else { continue }
+                finalsWritten.insert(item.id)
+                let start = item.startMs ?? committedSpan[item.id]?.start ?? 0
+                let end = item.endMs ?? committedSpan[item.id]?.end ?? sentMs.withLock { $0 }
+                Swift.print("[\(Self.clock(start)) → \(Self.clock(end))] \(item.text)")
+            case .translationCompleted:
+                clear(&partialShown)
+                Swift.print("  → \(item.translation ?? "")")
+            default:
+                break
+            }
+        }
+        clear(&partialShown)
+        return Outcome(ok: ok)
+    }
+
+    private func clear(_ partialShown: inout Bool) {
+        guard partialShown else { return }
+        Swift.print("\r\u{1B}[K", terminator: "")
+        fflush(nil)
+        partialShown = false
+    }
+
+    /// `MM:SS.s`.
+    static func clock(_ milliseconds: Int) -> String {
+        let tenths = max(0, milliseconds) / 100
+        return String(format: "%02d:%02d.%d", tenths / 600, tenths / 10 % 60, tenths % 10)
+    }
+}
