@@ -168,10 +168,14 @@ struct LiveDialogueTests {
             clips.append(pcm16)
         }
         let spoken = directory.appendingPathComponent("spoken.wav")
+        let (spanishClip, englishClip) = (clips[0], clips[1])
         try await TestPlatform.with { platform in
             let (_, token) = try await platform.newPartnerToken()
             let result = try await Program(RealtimeTranscriptionTests.python).run(
-                ["-c", Self.client, platform.base.absoluteString, token, clips[0].path, clips[1].path, spoken.path],
+                [
+                    "-c", Self.client, platform.base.absoluteString, token, spanishClip.path, englishClip.path,
+                    spoken.path,
+                ],
                 timeout: .seconds(1500))
             try #require(result.status == 0, "\(result)")
             let out = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -268,7 +272,8 @@ struct LiveDialogueTests {
                 let error = event?["error"] as? [String: Any]
                 #expect(event?["type"] as? String == "error", "\(name): \(String(describing: event))")
                 #expect(error?["param"] as? String == param, "\(name): \(String(describing: event))")
-                #expect(!(error?["message"] as? String ?? "").isEmpty)
+                let message = error?["message"] as? String ?? ""
+                #expect(!message.isEmpty)
                 if name != "before_channels" { #expect(error?["event_id"] as? String == "evt_\(name)") }
             }
             #expect((errors["opus_out"]?["error"] as? [String: Any])?["code"] as? String == "unsupported_audio_format")
@@ -283,11 +288,11 @@ struct LiveDialogueTests {
             #expect(detail.record.source == "live")
             let sentences = try #require(detail.transcript?.sentences)
             #expect(sentences.map(\.speaker) == ["Channel 1 (es)", "Channel 1 (es)", "Channel 0 (en)"], "\(sentences)")
-            let english = try #require(detail.translations["en"], "\(detail.translations.keys)")
-            #expect(english.method == "speech")
-            #expect(english.sentences.count == 3, "\(english.sentences)")
-            #expect(english.sentences.first?.text == translation)
-            #expect(english.sentences.last?.speaker == "Channel 0 (en)")
+            let inEnglish = try #require(detail.translations["en"], "\(detail.translations.keys)")
+            #expect(inEnglish.method == "speech")
+            #expect(inEnglish.sentences.count == 3, "\(inEnglish.sentences)")
+            #expect(inEnglish.sentences.first?.text == translation)
+            #expect(inEnglish.sentences.last?.speaker == "Channel 0 (en)")
             #expect(detail.tasks.contains { $0.taskType == 2 && $0.targetLanguage == "en" && $0.status == .success })
         }
     }
