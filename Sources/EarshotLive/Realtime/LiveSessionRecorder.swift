@@ -1,3 +1,5 @@
+public import EarshotSpeech
+
 /// Keeps what a live session heard and understood, so a server can make the session a record when it ends.
 ///
 /// The session calls it from its own task, in order: every accepted append's audio as the client sent it, and each
@@ -37,13 +39,16 @@ public struct LiveItem: Sendable, Hashable {
     public var model: String?
     /// A dialogue: the side that spoke it (0 or 1); nil in a transcription session.
     public var channel: Int?
+    /// The words of ``text`` with their times in milliseconds since the session's first audio.
+    public var words: [Transcript.Word]
 
     public init(
         id: String, startMs: Int, endMs: Int, text: String?, language: String? = nil, failure: String? = nil,
-        model: String? = nil, channel: Int? = nil
+        model: String? = nil, channel: Int? = nil, words: [Transcript.Word] = []
     ) {
         self.id = id
         self.channel = channel
+        self.words = words
         self.model = model
         self.startMs = startMs
         self.endMs = endMs

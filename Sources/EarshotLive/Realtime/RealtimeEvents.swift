@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotSpeech
 import Foundation
 
 /// The server events of a transcription session, in OpenAI's shapes.
@@ -18,10 +19,21 @@ enum RealtimeEvents {
             ["item_id": .string(item), "content_index": 0, "delta": .string(delta)], channel: channel)
     }
 
-    static func completed(item: String, transcript: String, channel: Int? = nil) -> JSONValue {
-        event(
+    /// The final text of an item, with Earshot's `words` (`[{word, start_ms, end_ms}]` on the session's clock).
+    static func completed(item: String, transcript: String, words: [Transcript.Word] = [], channel: Int? = nil)
+        -> JSONValue
+    {
+        let words = JSONValue.array(
+            words.map {
+                [
+                    "word": .string($0.text), "start_ms": .number(Double($0.startMs)),
+                    "end_ms": .number(Double($0.endMs)),
+                ]
+            })
+        return event(
             "conversation.item.input_audio_transcription.completed",
-            ["item_id": .string(item), "content_index": 0, "transcript": .string(transcript)], channel: channel)
+            ["item_id": .string(item), "content_index": 0, "transcript": .string(transcript), "words": words],
+            channel: channel)
     }
 
     static func failed(item: String, message: String, channel: Int? = nil) -> JSONValue {

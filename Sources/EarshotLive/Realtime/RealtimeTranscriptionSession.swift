@@ -322,12 +322,20 @@ actor Transcripts {
         prefixes[item] = nil
         if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta, channel: utterance.channel)) }
         let transcript = recognition.text.trimmingCharacters(in: .whitespaces)
-        out.yield(RealtimeEvents.completed(item: item, transcript: transcript, channel: utterance.channel))
+        // Word times on the session's clock: the item's start plus the decode's own times.
+        let offset = utterance.start / 16
+        let words = recognition.words.map { word in
+            Transcript.Word(
+                startMs: offset + word.startMs, endMs: offset + word.endMs,
+                text: word.text.trimmingCharacters(in: .whitespaces), probability: word.probability)
+        }
+        out.yield(
+            RealtimeEvents.completed(item: item, transcript: transcript, words: words, channel: utterance.channel))
         recorder?.finished(
             LiveItem(
                 id: item, startMs: utterance.start / 16, endMs: (utterance.start + utterance.samples.count) / 16,
                 text: transcript, language: recognition.language, model: utterance.settings.model,
-                channel: utterance.channel))
+                channel: utterance.channel, words: words))
         finished(item)
     }
 

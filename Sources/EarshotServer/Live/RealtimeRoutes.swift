@@ -204,6 +204,8 @@ struct EngineRecognizer: LiveRecognizer {
         var options = TranscriptionOptions()
         options.language = settings.language?.lowercased()
         options.initialPrompt = settings.prompt
+        // A final decode gives the words' times too (the `completed` event's `words`, the record's segments).
+        options.wordTimestamps = !partial
         let (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
         if partial {
             // A preview: only when a slot is free right now, never queued behind final decodes.
@@ -222,6 +224,8 @@ struct EngineRecognizer: LiveRecognizer {
     }
 
     static func recognition(_ transcript: Transcript) -> Recognition {
-        Recognition(text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language)
+        Recognition(
+            text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language,
+            words: transcript.segments.flatMap(\.words))
     }
 }

@@ -71,7 +71,7 @@ extension RecordsService {
             guard let text = item.text, !text.isEmpty else { return nil }
             return Transcript.Segment(
                 speaker: speaker(of: item), startMs: item.startMs, endMs: min(item.endMs, recorded.durationMs),
-                text: text)
+                text: text, words: item.words.filter { $0.startMs < recorded.durationMs })
         }
         let warnings = recorded.items.compactMap { item in
             item.failure.map { "item \(item.id) (\(item.startMs)–\(item.endMs) ms) was not transcribed: \($0)" }

@@ -198,6 +198,13 @@ struct LiveDialogueTests {
                 own.first { $0["type"] as? String == "conversation.item.input_audio_transcription.completed" })
             #expect(completed["channel"] as? Int == 1)
             #expect(RealtimeTranscriptionTests.wer(Self.spanish, completed["transcript"] as? String ?? "") <= 0.5)
+            // Earshot's word timestamps: the transcript's words, in order, on the session's clock.
+            let words = try #require(completed["words"] as? [[String: Any]], "\(completed)")
+            let wordText = words.compactMap { $0["word"] as? String }.joined(separator: " ")
+            #expect(RealtimeTranscriptionTests.wer(completed["transcript"] as? String ?? "", wordText) <= 0.1)
+            let times = words.map { ($0["start_ms"] as? Int ?? -1, $0["end_ms"] as? Int ?? -1) }
+            #expect(times.allSatisfy { $0.0 >= 0 && $0.0 <= $0.1 }, "\(times)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "\(times)")
             let translated = try #require(
                 own.first { $0["type"] as? String == "conversation.item.input_audio_translation.completed" },
                 "\(types)")
@@ -288,6 +295,11 @@ struct LiveDialogueTests {
             #expect(detail.record.source == "live")
             let sentences = try #require(detail.transcript?.sentences)
             #expect(sentences.map(\.speaker) == ["Channel 1 (es)", "Channel 1 (es)", "Channel 0 (en)"], "\(sentences)")
+            #expect(sentences.first?.words?.count == words.count, "\(String(describing: sentences.first?.words))")
+            #expect(
+                sentences.allSatisfy { sentence in
+                    (sentence.words ?? []).allSatisfy { $0.startMs >= sentence.startMs && $0.startMs <= sentence.endMs }
+                }, "\(sentences)")
             let inEnglish = try #require(detail.translations["en"], "\(detail.translations.keys)")
             #expect(inEnglish.method == "speech")
             #expect(inEnglish.sentences.count == 3, "\(inEnglish.sentences)")
