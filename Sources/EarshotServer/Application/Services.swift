@@ -231,7 +231,8 @@ struct Services: Sendable {
         RealtimeRoutes(
             engines: engines, admission: admission,
             interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes),
-            voice: LiveVoice(synthesizer: speech), tokens: tokens, sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
+            voice: LiveVoice(synthesizer: speech), tokens: tokens,
+            sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
             voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel, records: records,
             spoolDirectory: spool
         ).register(on: router.group("/"))

@@ -217,8 +217,9 @@ struct LiveDialogueTests {
             let done = try #require(audio.last)
             #expect(done["type"] as? String == "response.output_audio.done", "\(done)")
             #expect(done["transcript"] as? String == translation)
-            #expect(types.firstIndex(of: "conversation.item.input_audio_translation.completed")!
-                < types.firstIndex(of: "response.output_audio.delta")!)
+            let translatedAt = types.firstIndex(of: "conversation.item.input_audio_translation.completed")
+            let spokenAt = types.firstIndex(of: "response.output_audio.delta")
+            #expect(translatedAt != nil && spokenAt != nil && translatedAt! < spokenAt!, "\(types)")
             // The speech is real: 24 kHz PCM16 the engine transcribes back into the translation.
             let wav = try Data(contentsOf: spoken)
             #expect(wav.count > 44 + 24_000 * 2, "\(wav.count) bytes of speech")
