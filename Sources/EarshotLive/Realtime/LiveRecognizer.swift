@@ -1,3 +1,5 @@
+public import EarshotSpeech
+
 /// What a live session asks of the speech engine: the text of one utterance.
 ///
 /// The server implements it over its one shared engine and its decode admission (so live sessions, file requests
@@ -14,15 +16,19 @@ public protocol LiveRecognizer: Sendable {
     func validate(_ settings: TranscriptionSettings) async throws
 }
 
-/// The text of an utterance and the language it was decoded in.
+/// The text of an utterance, the language it was decoded in, and (final decodes) its words with their times.
 public struct Recognition: Sendable, Hashable {
     public var text: String
     /// The language (ISO code) the engine decoded in: the session's, or the one it detected; nil when unknown.
     public var language: String?
+    /// The words with times in milliseconds from the start of the decoded samples (the engine's token timestamps);
+    /// empty when the recognizer gives none (partial decodes).
+    public var words: [Transcript.Word]
 
-    public init(text: String, language: String? = nil) {
+    public init(text: String, language: String? = nil, words: [Transcript.Word] = []) {
         self.text = text
         self.language = language
+        self.words = words
     }
 }
 

@@ -1,3 +1,5 @@
+public import EarshotSpeech
+
 /// Keeps what a live session heard and understood, so a server can make the session a record when it ends.
 ///
 /// The session calls it from its own task, in order: every accepted append's audio as the client sent it, and each
@@ -13,6 +15,11 @@ public protocol LiveSessionRecorder: Sendable {
 
     /// A committed item whose final decode ended (``LiveItem/text`` nil when it failed).
     func finished(_ item: LiveItem)
+
+    /// The translation of a finished item into `language` (`translate_to`, or a dialogue's other side), called
+    /// after ``finished(_:)`` for that item, only for translations sent to the client as such (never one the
+    /// quality gate refused).
+    func translated(_ item: String, language: String, text: String)
 }
 
 /// A committed item of a session: its place on the session's audio clock and its final text.
@@ -30,12 +37,18 @@ public struct LiveItem: Sendable, Hashable {
     public var failure: String?
     /// The model the session asked for (as the client named it); nil for the default.
     public var model: String?
+    /// A dialogue: the side that spoke it (0 or 1); nil in a transcription session.
+    public var channel: Int?
+    /// The words of ``text`` with their times in milliseconds since the session's first audio.
+    public var words: [Transcript.Word]
 
     public init(
         id: String, startMs: Int, endMs: Int, text: String?, language: String? = nil, failure: String? = nil,
-        model: String? = nil
+        model: String? = nil, channel: Int? = nil, words: [Transcript.Word] = []
     ) {
         self.id = id
+        self.channel = channel
+        self.words = words
         self.model = model
         self.startMs = startMs
         self.endMs = endMs

@@ -5,8 +5,10 @@
 /// provider (and that provider's quality gate) otherwise.
 public protocol LiveTranslator: Sendable {
     /// Checks a target language a client chose (ISO 639-1); throws a description of what is wrong (an unknown or
-    /// unsupported language, or no way to translate into it on this server).
-    func validate(target: String) async throws
+    /// unsupported language, or — when `strict` — no way to translate into it on this server). A dialogue checks
+    /// its channels' languages with `strict` false: a side whose translations cannot be made on this server gets a
+    /// `failed` event per item (`translation_unavailable`) while the other direction still works.
+    func validate(target: String, strict: Bool) async throws
 
     /// Translates one completed item into `target`.
     ///

@@ -25,6 +25,13 @@ import Synchronization
 /// after its `completed` event, one at a time in item order beside the decodes (so translations never hold up the
 /// transcripts of later items): `conversation.item.input_audio_translation.completed` with the item's `item_id`, or
 /// `….failed` saying why there is no trustworthy translation.
+///
+/// A **dialogue** (``Configuration/dialogue``, `GET /v1/realtime?intent=dialogue`) is the same session with two
+/// sides (``DialogueChannel``): each append names its `channel`, one side speaks at a time (an append on the other
+/// side ends the current side's turn), each item is transcribed in its side's language and translated into the other
+/// side's, and — when that side listens (`speak`) — the translation is spoken through a ``LiveSpeaker`` and sent as
+/// `response.output_audio.delta` events for the listener's channel, then `response.output_audio.done`. Every item
+/// event carries its `channel`.
 public struct RealtimeTranscriptionSession: Sendable {
     /// Limits and pacing.
     public struct Configuration: Sendable {
@@ -33,6 +40,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         public enum Dialect: Sendable { case beta, ga }
 
         public var dialect: Dialect = .beta
+        /// A face-to-face dialogue (two channels, translations spoken to the other side) rather than transcription.
+        public var dialogue = false
         /// Audio not yet committed, at most; an append beyond it is refused (`input_audio_buffer_full`).
         public var maxBufferedAudio: Duration = .seconds(600)
         /// A turn longer than this is committed by the server even without a pause (server VAD).
@@ -68,16 +77,20 @@ public struct RealtimeTranscriptionSession: Sendable {
     let detector: VoiceActivityDetector
     let recorder: (any LiveSessionRecorder)?
     let translator: (any LiveTranslator)?
+    let speaker: (any LiveSpeaker)?
 
     /// A session decoding with `recognizer`; `recorder`, when given, receives the audio as it is accepted and each
     /// item's final text (the server keeps the session as a record with it); `translator`, when given, serves
-    /// `translate_to` (without it the option is refused with `invalid_value`).
+    /// `translate_to` and a dialogue's translations (without it the option is refused with `invalid_value`);
+    /// `speaker`, when given, speaks a dialogue's translations (without it a channel must not ask to `speak`).
     public init(
         recognizer: any LiveRecognizer, detector: VoiceActivityDetector, configuration: Configuration,
-        recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil
+        recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil,
+        speaker: (any LiveSpeaker)? = nil
     ) {
         self.recognizer = recognizer
         self.translator = translator
+        self.speaker = speaker
         self.detector = detector
         self.configuration = configuration
         self.recorder = recorder
@@ -94,6 +107,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         let texts = Transcripts(out: out, recorder: recorder)
         let recognizer = self.recognizer
         let translator = self.translator
+        let speaker = self.speaker
+        let recorder = self.recorder
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // The one writer: events leave in the order they were emitted.
@@ -121,13 +136,19 @@ public struct RealtimeTranscriptionSession: Sendable {
                 // last producer of events: it ends the writer once the last item's translation went out.
                 for await (utterance, recognition) in translations {
                     guard let target = utterance.translateTo else { continue }
-                    await Self.translate(utterance, recognition, to: target, with: translator, out: out)
+                    let translation = await Self.translate(
+                        utterance, recognition, to: target, with: translator, recorder: recorder, out: out)
+                    if let translation, !translation.isEmpty, let voice = utterance.voice, let speaker {
+                        await Self.speak(
+                            translation, of: utterance, language: target, voice: voice, with: speaker, out: out)
+                    }
                 }
                 out.finish()
             }
             let partialRunning = Flag()
             var state = SessionState(
-                configuration: configuration, detector: detector, recorder: recorder, translator: translator)
+                configuration: configuration, detector: detector, recorder: recorder, translator: translator,
+                speaker: speaker)
             var pending = await state.start(recognizer: recognizer)
             var iterator = messages.makeAsyncIterator()
             while true {
@@ -145,7 +166,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                                 let recognition = try? await recognizer.transcribe(
                                     utterance.samples, settings: utterance.settings, partial: true)
                             else { return }
-                            await texts.partial(utterance.itemID, text: recognition.text)
+                            await texts.partial(utterance, text: recognition.text)
                         }
                     }
                 }
@@ -158,32 +179,67 @@ public struct RealtimeTranscriptionSession: Sendable {
         }
     }
 
-    /// Translates one completed item and emits its translation event (or `failed`, saying why).
+    /// Translates one completed item and emits its translation event (or `failed`, saying why); returns the
+    /// translation (nil when there is none), which the recorder keeps.
     static func translate(
         _ utterance: Utterance, _ recognition: Recognition, to target: String, with translator: (any LiveTranslator)?,
-        out: AsyncStream<JSONValue>.Continuation
-    ) async {
+        recorder: (any LiveSessionRecorder)?, out: AsyncStream<JSONValue>.Continuation
+    ) async -> String? {
         let item = utterance.itemID
-        guard let translator else { return }
+        let channel = utterance.channel
+        guard let translator else { return nil }
         let text = recognition.text.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else {
-            out.yield(RealtimeEvents.translated(item: item, language: target, translation: ""))
-            return
+            out.yield(RealtimeEvents.translated(item: item, language: target, translation: "", channel: channel))
+            return ""
         }
         do {
             let translation = try await translator.translate(
-                utterance.samples, recognition: recognition, settings: utterance.settings, to: target)
+                utterance.samples, recognition: recognition, settings: utterance.settings, to: target
+            ).trimmingCharacters(in: .whitespaces)
             out.yield(
-                RealtimeEvents.translated(
-                    item: item, language: target, translation: translation.trimmingCharacters(in: .whitespaces)))
+                RealtimeEvents.translated(item: item, language: target, translation: translation, channel: channel))
+            recorder?.translated(item, language: target, text: translation)
+            return translation
         } catch let error as RealtimeError {
             out.yield(
                 RealtimeEvents.translationFailed(
-                    item: item, language: target, code: error.code, message: error.message))
+                    item: item, language: target, code: error.code, message: error.message, channel: channel))
         } catch {
             out.yield(
                 RealtimeEvents.translationFailed(
-                    item: item, language: target, code: "translation_failed", message: "\(error)"))
+                    item: item, language: target, code: "translation_failed", message: "\(error)", channel: channel))
+        }
+        return nil
+    }
+
+    /// A dialogue: speaks an item's translation to the listening side — audio deltas of about half a second each for
+    /// the listener's channel, then `done` (or `failed`; the session goes on).
+    static func speak(
+        _ text: String, of utterance: Utterance, language: String, voice: String, with speaker: any LiveSpeaker,
+        out: AsyncStream<JSONValue>.Continuation
+    ) async {
+        let listener = 1 - (utterance.channel ?? 0)
+        let response = Identifier.make(prefix: "resp")
+        let rate = utterance.outputRate
+        do {
+            let audio = try await speaker.speak(text, language: language, voice: voice, sampleRate: rate)
+            let chunk = rate  // bytes: half a second of PCM16
+            for start in stride(from: 0, to: audio.count, by: chunk) {
+                out.yield(
+                    RealtimeEvents.audioDelta(
+                        response: response, item: utterance.itemID, channel: listener,
+                        audio: Array(audio[start..<min(audio.count, start + chunk)])))
+            }
+            out.yield(
+                RealtimeEvents.audioDone(
+                    response: response, item: utterance.itemID, channel: listener, language: language,
+                    transcript: text, audioMs: audio.count / 2 * 1000 / rate))
+        } catch {
+            out.yield(
+                RealtimeEvents.audioFailed(
+                    response: response, item: utterance.itemID, channel: listener, language: language,
+                    message: "\(error)"))
         }
     }
 
@@ -225,8 +281,16 @@ public struct RealtimeTranscriptionSession: Sendable {
         let settings: TranscriptionSettings
         /// Where `samples` start on the session's audio clock (16 kHz samples since its first audio).
         var start = 0
-        /// The language to translate the item into once completed (`translate_to`), or nil.
+        /// The language to translate the item into once completed (`translate_to`, or a dialogue's other side), or
+        /// nil.
         var translateTo: String?
+        /// A dialogue: the side that spoke it.
+        var channel: Int?
+        /// A dialogue: the voice that speaks the translation to the other side, or nil when that side does not
+        /// listen (`speak: false`).
+        var voice: String?
+        /// The rate of spoken audio (PCM16), Hz.
+        var outputRate = 24_000
     }
 }
 
@@ -242,12 +306,13 @@ actor Transcripts {
         self.recorder = recorder
     }
 
-    func partial(_ item: String, text: String) {
+    func partial(_ utterance: RealtimeTranscriptionSession.Utterance, text: String) {
+        let item = utterance.itemID
         guard !done.contains(item) else { return }
         var prefix = prefixes[item] ?? StablePrefix()
         let delta = prefix.agree(with: text)
         prefixes[item] = prefix
-        if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta)) }
+        if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta, channel: utterance.channel)) }
     }
 
     func complete(_ utterance: RealtimeTranscriptionSession.Utterance, _ recognition: Recognition) {
@@ -255,24 +320,33 @@ actor Transcripts {
         var prefix = prefixes[item] ?? StablePrefix()
         let delta = prefix.finish(with: recognition.text)
         prefixes[item] = nil
-        if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta)) }
+        if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta, channel: utterance.channel)) }
         let transcript = recognition.text.trimmingCharacters(in: .whitespaces)
-        out.yield(RealtimeEvents.completed(item: item, transcript: transcript))
+        // Word times on the session's clock: the item's start plus the decode's own times.
+        let offset = utterance.start / 16
+        let words = recognition.words.map { word in
+            Transcript.Word(
+                startMs: offset + word.startMs, endMs: offset + word.endMs,
+                text: word.text.trimmingCharacters(in: .whitespaces), probability: word.probability)
+        }
+        out.yield(
+            RealtimeEvents.completed(item: item, transcript: transcript, words: words, channel: utterance.channel))
         recorder?.finished(
             LiveItem(
                 id: item, startMs: utterance.start / 16, endMs: (utterance.start + utterance.samples.count) / 16,
-                text: transcript, language: recognition.language, model: utterance.settings.model))
+                text: transcript, language: recognition.language, model: utterance.settings.model,
+                channel: utterance.channel, words: words))
         finished(item)
     }
 
     func fail(_ utterance: RealtimeTranscriptionSession.Utterance, message: String) {
         let item = utterance.itemID
         prefixes[item] = nil
-        out.yield(RealtimeEvents.failed(item: item, message: message))
+        out.yield(RealtimeEvents.failed(item: item, message: message, channel: utterance.channel))
         recorder?.finished(
             LiveItem(
                 id: item, startMs: utterance.start / 16, endMs: (utterance.start + utterance.samples.count) / 16,
-                text: nil, failure: message, model: utterance.settings.model))
+                text: nil, failure: message, model: utterance.settings.model, channel: utterance.channel))
         finished(item)
     }
 

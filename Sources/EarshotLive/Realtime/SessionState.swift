@@ -36,22 +36,32 @@ struct SessionState {
     /// The item the current turn (server VAD) or buffer will become.
     var itemID: String?
     var previousItemID: String?
+    let speaker: (any LiveSpeaker)?
+    /// A dialogue's two sides, once the client set them (``DialogueChannel``).
+    var channels: [DialogueChannel]?
+    /// A dialogue: the side whose audio the buffer holds (the last append's `channel`).
+    var activeChannel: Int?
+    /// A dialogue: the rate of spoken translations (PCM16).
+    var outputRate = 24_000
 
     init(
         configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector?,
-        recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil
+        recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil,
+        speaker: (any LiveSpeaker)? = nil
     ) {
         self.configuration = configuration
         self.detector = detector
         self.recorder = recorder
         self.translator = translator
+        self.speaker = speaker
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
         inputRate = configuration.inputRate
         turns = Self.turns(turnSettings, detector: detector)
     }
 
-    var isGA: Bool { configuration.dialect == .ga }
+    var isGA: Bool { configuration.dialect == .ga || isDialogue }
+    var isDialogue: Bool { configuration.dialogue }
 
     static func turns(_ settings: TurnDetector.Settings?, detector: VoiceActivityDetector?) -> TurnDetector? {
         guard let settings, let detector else { return nil }
@@ -97,6 +107,20 @@ struct SessionState {
                     "silence_duration_ms": .number(Double(settings.silenceDurationMs)),
                 ]
             } ?? .null
+        if isDialogue {
+            return [
+                "id": .string(sessionID), "object": "realtime.dialogue_session", "type": "dialogue",
+                "channels": channels.map { JSONValue.array($0.map(\.json)) } ?? .null,
+                "audio": [
+                    "input": [
+                        "format": ["type": "audio/pcm", "rate": .number(Double(inputRate))],
+                        "transcription": transcriptionJSON, "turn_detection": turnJSON, "noise_reduction": nil,
+                    ],
+                    "output": ["format": ["type": "audio/pcm", "rate": .number(Double(outputRate))]],
+                ],
+                "include": nil,
+            ]
+        }
         if isGA {
             return [
                 "id": .string(sessionID), "object": "realtime.transcription_session", "type": "transcription",
@@ -148,7 +172,7 @@ struct SessionState {
             case "input_audio_buffer.append":
                 return try append(event)
             case "input_audio_buffer.commit":
-                return try commit()
+                return try commit(event)
             case "input_audio_buffer.clear":
                 bufferStart += buffer.count
                 buffer = []
@@ -156,13 +180,13 @@ struct SessionState {
                 itemID = nil
                 detectedUpTo = 0
                 partialUpTo = 0
-                return [.emit(RealtimeEvents.event("input_audio_buffer.cleared"))]
+                return [.emit(RealtimeEvents.event("input_audio_buffer.cleared", channel: activeChannel))]
             default:
                 throw RealtimeError(
                     code: "unknown_event_type",
-                    message: "unknown client event `\(type)`; a transcription session takes session.update, "
-                        + "transcription_session.update, input_audio_buffer.append, input_audio_buffer.commit and "
-                        + "input_audio_buffer.clear",
+                    message: "unknown client event `\(type)`; a \(isDialogue ? "dialogue" : "transcription") "
+                        + "session takes session.update, transcription_session.update, input_audio_buffer.append, "
+                        + "input_audio_buffer.commit and input_audio_buffer.clear",
                     param: "type")
             }
         } catch var error as RealtimeError {
@@ -208,6 +232,41 @@ struct SessionState {
             }
         }
         if let rate = session["input_audio_sample_rate"]?.number { newRate = try Self.rate(rate) }
+        var newOutputRate = outputRate
+        if let output = session["audio"]?["output"]?["format"] {
+            guard isDialogue else {
+                throw RealtimeError(
+                    code: "invalid_value",
+                    message: "a transcription session has no audio output; audio.output is for dialogue sessions "
+                        + "(GET /v1/realtime?intent=dialogue)",
+                    param: "session.audio.output")
+            }
+            let kind = output["type"]?.string ?? output.string ?? ""
+            guard kind == "audio/pcm" || kind == "pcm16" else {
+                throw RealtimeError(
+                    code: "unsupported_audio_format",
+                    message: "output audio format `\(kind)` is not supported; ask for audio/pcm (PCM16 mono, 24000 "
+                        + "or 16000 Hz)",
+                    param: "session.audio.output.format")
+            }
+            if let rate = output["rate"]?.number { newOutputRate = try Self.rate(rate) }
+            guard newOutputRate == 24_000 || newOutputRate == 16_000 else {
+                throw RealtimeError(
+                    code: "unsupported_audio_format",
+                    message: "output PCM16 at \(newOutputRate) Hz is not supported; use 24000 or 16000",
+                    param: "session.audio.output.format.rate")
+            }
+        }
+        var newChannels = channels
+        if let value = session["channels"] {
+            guard isDialogue else {
+                throw RealtimeError(
+                    code: "invalid_value",
+                    message: "channels are for dialogue sessions: open GET /v1/realtime?intent=dialogue",
+                    param: "session.channels")
+            }
+            newChannels = try await dialogueChannels(value, recognizer: recognizer)
+        }
         guard newRate == 24_000 || newRate == 16_000 else {
             throw RealtimeError(
                 code: "unsupported_audio_format",
@@ -221,6 +280,13 @@ struct SessionState {
             }
             if let prompt = settings["prompt"] {
                 newTranscription.prompt = prompt.string.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            if isDialogue, let target = settings["translate_to"]?.string, !target.isEmpty {
+                throw RealtimeError(
+                    code: "invalid_value",
+                    message: "a dialogue translates each side into the other's language; leave out translate_to and "
+                        + "set session.channels",
+                    param: "session.audio.input.transcription.translate_to")
             }
             if let target = settings["translate_to"] {
                 newTranslateTo = target.string.flatMap { $0.isEmpty ? nil : $0.lowercased() }
@@ -283,7 +349,7 @@ struct SessionState {
                     param: param)
             }
             do {
-                try await translator.validate(target: target)
+                try await translator.validate(target: target, strict: true)
             } catch {
                 throw RealtimeError(code: "invalid_value", message: "\(error)", param: param)
             }
@@ -301,6 +367,8 @@ struct SessionState {
         }
         transcription = newTranscription
         translateTo = newTranslateTo
+        channels = newChannels
+        outputRate = newOutputRate
         if newTurns != turnSettings {
             turnSettings = newTurns
             turns = Self.turns(newTurns, detector: detector)
@@ -318,6 +386,13 @@ struct SessionState {
         guard let data = Data(base64Encoded: audio) else {
             throw RealtimeError(
                 code: "invalid_base64", message: "`audio` is not valid base64", param: "audio")
+        }
+        let side = try isDialogue ? channel(of: event, required: true) : nil
+        if !isDialogue, event["channel"] != nil {
+            throw RealtimeError(
+                code: "invalid_value",
+                message: "`channel` is for dialogue sessions (GET /v1/realtime?intent=dialogue); leave it out",
+                param: "channel")
         }
         let bytes = [UInt8](data)
         if let container = Self.containerName(bytes) {
@@ -345,9 +420,15 @@ struct SessionState {
                     message: "the session's audio could not be kept (\(error)); the append was not taken")
             }
         }
+        // The other side speaks now: the current side's turn ends before this audio joins the buffer.
+        var actions: [Action] = []
+        if let side {
+            if let active = activeChannel, active != side { actions = switchSides() }
+            activeChannel = side
+        }
         audioReceived = true
         buffer += samples
-        return try detectTurns()
+        return try actions + detectTurns()
     }
 
     /// Looks for turn changes every `detectionInterval` of new audio; starts partial decodes while a turn goes on.
@@ -369,7 +450,8 @@ struct SessionState {
                     .emit(
                         RealtimeEvents.event(
                             "input_audio_buffer.speech_started",
-                            ["audio_start_ms": .number(Double((bufferStart + at) / 16)), "item_id": .string(item)])))
+                            ["audio_start_ms": .number(Double((bufferStart + at) / 16)), "item_id": .string(item)],
+                            channel: activeChannel)))
             case .stopped(let start, let end):
                 let item = itemID ?? Identifier.make(prefix: "item")
                 let stoppedAt = min(buffer.count, end + 16 * 100)
@@ -377,7 +459,8 @@ struct SessionState {
                     .emit(
                         RealtimeEvents.event(
                             "input_audio_buffer.speech_stopped",
-                            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)])))
+                            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)],
+                            channel: activeChannel)))
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                 actions += commitTurn(item: item, from: from, to: stoppedAt)
             }
@@ -397,7 +480,10 @@ struct SessionState {
                     partialUpTo = buffer.count
                     let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                     actions.append(
-                        .partial(.init(itemID: item, samples: Array(buffer[from...]), settings: transcription)))
+                        .partial(
+                            .init(
+                                itemID: item, samples: Array(buffer[from...]), settings: spokenSettings,
+                                channel: activeChannel)))
                 }
             }
         } else if turns.speechStart == nil, buffer.count > 30 * 16_000 {
@@ -412,7 +498,21 @@ struct SessionState {
     }
 
     /// `input_audio_buffer.commit`: the whole buffer becomes an item.
-    private mutating func commit() throws -> [Action] {
+    private mutating func commit(_ event: JSONValue) throws -> [Action] {
+        if isDialogue, let channel = try channel(of: event, required: false), let active = activeChannel,
+            channel != active, !buffer.isEmpty
+        {
+            throw RealtimeError(
+                code: "invalid_value",
+                message: "the buffer holds channel \(active)'s audio, not channel \(channel)'s; commit it with "
+                    + "channel \(active) (or none), or clear it",
+                param: "channel")
+        } else if !isDialogue, event["channel"] != nil {
+            throw RealtimeError(
+                code: "invalid_value",
+                message: "`channel` is for dialogue sessions (GET /v1/realtime?intent=dialogue); leave it out",
+                param: "channel")
+        }
         guard buffer.count >= 1_600 else {
             throw RealtimeError(
                 code: "input_audio_buffer_commit_empty",
@@ -481,13 +581,19 @@ struct SessionState {
     }
 
     /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.
-    private mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
-        let utterance = RealtimeTranscriptionSession.Utterance(
-            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: transcription, start: bufferStart + from,
-            translateTo: translateTo)
+    mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
+        var utterance = RealtimeTranscriptionSession.Utterance(
+            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: spokenSettings,
+            start: bufferStart + from, translateTo: translateTo, channel: activeChannel, outputRate: outputRate)
+        if isDialogue, let channel = activeChannel, let channels {
+            let listener = channels[1 - channel]
+            utterance.translateTo = listener.language
+            utterance.voice = listener.speak ? listener.voice : nil
+        }
         let committed = RealtimeEvents.event(
             "input_audio_buffer.committed",
-            ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)])
+            ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)],
+            channel: activeChannel)
         previousItemID = item
         itemID = nil
         bufferStart += keepFrom

@@ -230,7 +230,8 @@ struct Services: Sendable {
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         RealtimeRoutes(
             engines: engines, admission: admission,
-            interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes), tokens: tokens,
+            interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes),
+            voice: LiveVoice(synthesizer: speech), tokens: tokens,
             sessions: LiveSessionCount(limit: configuration.liveMaxSessions),
             voiceActivityModel: ModelHome.resolve(configuration.modelHome).voiceActivityModel, records: records,
             spoolDirectory: spool

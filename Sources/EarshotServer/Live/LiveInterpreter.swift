@@ -13,7 +13,7 @@ struct LiveInterpreter: LiveTranslator {
     let admission: DecodeAdmission
     let notes: any NoteProcessing
 
-    func validate(target: String) async throws {
+    func validate(target: String, strict: Bool) async throws {
         let target = Self.normalize(target)
         guard SpeechModel.isKnownLanguage(target) else {
             throw PlatformError.invalidArgument(
@@ -25,7 +25,7 @@ struct LiveInterpreter: LiveTranslator {
                 "live sessions cannot be translated into \(LanguageCatalog.name(of: target)); choose one of "
                     + LanguageCatalog.translationTargets.joined(separator: ", "))
         }
-        if let processor = notes as? NoteProcessor, processor.model == nil {
+        if strict, let processor = notes as? NoteProcessor, processor.model == nil {
             throw PlatformError.invalidArgument(
                 "translating into \(LanguageCatalog.name(of: target)) needs a language model, and this server has "
                     + "none (set llm-base-url, or keep llm-managed on); translate_to \"en\" works without one")

@@ -27,6 +27,8 @@ final class LiveRecording: LiveSessionRecorder {
         /// The odd byte of an append that split a sample, until the next append.
         var carry: UInt8?
         var items: [LiveItem] = []
+        /// Each item's translations by language.
+        var translations: [String: [String: String]] = [:]
         var handedOver = false
     }
 
@@ -37,6 +39,8 @@ final class LiveRecording: LiveSessionRecorder {
         let durationMs: Int
         let envelope: [UInt8]
         let items: [LiveItem]
+        /// Each item's translations (item id → language → text), as sent to the client.
+        var translations: [String: [String: String]] = [:]
     }
 
     /// A recording spooled in `directory` (created when missing).
@@ -87,6 +91,10 @@ final class LiveRecording: LiveSessionRecorder {
         state.withLock { $0.items.append(item) }
     }
 
+    func translated(_ item: String, language: String, text: String) {
+        state.withLock { $0.translations[item, default: [:]][language] = text }
+    }
+
     /// Closes the spool file and hands it over; nil when the session had no audio (nothing to keep).
     /// - Throws: when the file cannot be completed (its header patched and flushed).
     func finish() throws -> Recorded? {
@@ -97,7 +105,7 @@ final class LiveRecording: LiveSessionRecorder {
             state.handedOver = true
             return Recorded(
                 file: writer.url, durationMs: Int(Int64(writer.samplesWritten) * 1000 / Int64(writer.sampleRate)),
-                envelope: state.envelope.finish().encoded(), items: state.items)
+                envelope: state.envelope.finish().encoded(), items: state.items, translations: state.translations)
         }
     }
 }

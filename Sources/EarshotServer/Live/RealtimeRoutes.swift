@@ -15,7 +15,9 @@ import Synchronization
 /// `Authorization: Bearer …` or — as browsers must, since they cannot set headers on a WebSocket — in the subprotocol
 /// list as `openai-insecure-api-key.<token>` next to `realtime` (the server then answers with `realtime`). A refused
 /// credential is an ordinary 401/403 before the upgrade. `intent=transcription` selects the beta event names
-/// (`transcription_session.*`); without it the GA names (`session.*`) are used.
+/// (`transcription_session.*`); without it the GA names (`session.*`) are used. `intent=dialogue` opens a
+/// face-to-face dialogue (GA names; two channels, translations spoken through ``LiveVoice``; see
+/// docs/decisions/0013-dialogue-wire.md).
 ///
 /// A session becomes a record of the caller when it ends (`source: "live"`: the audio as received, one transcript
 /// segment per completed item), unless the client asks `store=false`; the record id is known up-front and told in the
@@ -30,6 +32,8 @@ struct RealtimeRoutes: Sendable {
     let admission: DecodeAdmission
     /// Serves `translate_to` (simultaneous interpretation).
     let interpreter: LiveInterpreter
+    /// Speaks a dialogue's translations.
+    let voice: LiveVoice
     let tokens: TokenService
     let sessions: LiveSessionCount
     let voiceActivityModel: String
@@ -66,12 +70,21 @@ struct RealtimeRoutes: Sendable {
         if !credential.hasPrefix(TokenService.clientSecretPrefix) { try caller.require(.recordsWrite) }
         let store = try Self.store(request.query["store"])
         var configuration = RealtimeTranscriptionSession.Configuration()
-        configuration.dialect = request.query["intent"] == "transcription" ? .beta : .ga
+        let intent = request.query["intent"]
+        switch intent {
+        case nil, "transcription", "dialogue": break
+        default:
+            throw PlatformError.invalidArgument(
+                "intent \"\(intent!.prefix(32))\" is unknown; use transcription, dialogue, or leave it out")
+        }
+        configuration.dialect = intent == "transcription" ? .beta : .ga
+        configuration.dialogue = intent == "dialogue"
         configuration.initialSession = minted.flatMap { JSONValue(parsing: $0) }
         configuration.recordID = store ? Identifier.make(prefix: "rec") : nil
         let sessionConfiguration = configuration
         let recognizer = EngineRecognizer(engines: engines, admission: admission)
         let interpreter = self.interpreter
+        let voice = self.voice
         let sessions = self.sessions
         let modelPath = voiceActivityModel
         let (records, spool, logger) = (self.records, spoolDirectory, logger)
@@ -95,7 +108,7 @@ struct RealtimeRoutes: Sendable {
             }
             let session = RealtimeTranscriptionSession(
                 recognizer: recognizer, detector: detector, configuration: sessionConfiguration, recorder: recording,
-                translator: interpreter)
+                translator: interpreter, speaker: voice)
             let messages = socket.messages.map { message -> RealtimeTranscriptionSession.Incoming in
                 switch message {
                 case .text(let text): .text(text)
@@ -191,6 +204,8 @@ struct EngineRecognizer: LiveRecognizer {
         var options = TranscriptionOptions()
         options.language = settings.language?.lowercased()
         options.initialPrompt = settings.prompt
+        // A final decode gives the words' times too (the `completed` event's `words`, the record's segments).
+        options.wordTimestamps = !partial
         let (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
         if partial {
             // A preview: only when a slot is free right now, never queued behind final decodes.
@@ -209,6 +224,8 @@ struct EngineRecognizer: LiveRecognizer {
     }
 
     static func recognition(_ transcript: Transcript) -> Recognition {
-        Recognition(text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language)
+        Recognition(
+            text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language,
+            words: transcript.segments.flatMap(\.words))
     }
 }

@@ -1,3 +1,4 @@
+import EarshotAPI
 import EarshotServerTestSupport
 import EarshotTestSupport
 import Foundation
@@ -45,7 +46,7 @@ struct LiveInterpretationTests {
             # GA shape: audio.input.transcription.translate_to.
             async with websockets.connect(base.replace("http", "ws", 1) + "/v1/realtime", additional_headers=headers,
                                           max_size=None) as ws:
-                await ws.recv()
+                out["created"] = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "session.update", "session": {"type": "transcription", "audio": {
                     "input": {"format": {"type": "audio/pcm", "rate": 16000}, "turn_detection": None,
                               "transcription": {"model": "whisper-1", "language": "es", "translate_to": "en"}}}}}))
@@ -159,6 +160,16 @@ struct LiveInterpretationTests {
                 #expect(error?["param"] as? String == "session.input_audio_transcription.translate_to")
             }
             #expect((out["beta_updated"] as? [String: Any])?["type"] as? String == "transcription_session.updated")
+
+            // The session's record keeps the translations it sent: the English one, with the item translated only
+            // into French named in its warnings.
+            let recordID = try #require((out["created"] as? [String: Any])?["record_id"] as? String)
+            let detail = try await LiveRecordsTests.record(recordID, platform, token: token)
+            let kept = try #require(detail.translations["en"], "\(detail.translations.keys)")
+            #expect(kept.sentences.map(\.text) == [text], "\(kept)")
+            #expect(kept.method == "speech")
+            #expect(kept.warnings.count == (out["french"] == nil ? 0 : 1), "\(kept.warnings)")
+            #expect(detail.tasks.contains { $0.taskType == 2 && $0.targetLanguage == "en" && $0.status == .success })
         }
     }
 }
