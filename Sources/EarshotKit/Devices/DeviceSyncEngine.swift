@@ -28,6 +28,10 @@ struct DeviceSyncEngine: Sendable {
         var readAhead = 1
         /// Recordings the finishing lane works on at once.
         var finishing = 2
+        /// Recordings the finishing lane works on at once when a device takes Wi-Fi batches: the device then hands
+        /// recordings over faster than the platform completes and registers them (measured: 20 small recordings
+        /// uploaded in 0.46 s, finished two at a time in 1.06 s), so the platform's work is what to spread.
+        var wifiFinishing = 6
         var wifi: DeviceManager.WiFiPolicy = .never
         /// Longest silence of a Wi-Fi upload before it counts as failed.
         var wifiStallSeconds: Double = 60
@@ -68,8 +72,11 @@ struct DeviceSyncEngine: Sendable {
         let (handoffs, handoff) = AsyncStream.makeStream(of: Transferred.self)
         var transferError: (any Error)?
         try await withThrowingTaskGroup(of: (any Error)?.self) { group in
+            let lanes =
+                options.wifi.useWiFi(backlogBytes: meter.total) && device.uploadBatchLimit > 1
+                ? max(options.finishing, options.wifiFinishing) : options.finishing
             group.addTask {
-                try await finishLane(handoffs, meter: meter, outcomes: outcomes)
+                try await finishLane(handoffs, lanes: lanes, meter: meter, outcomes: outcomes)
                 return nil
             }
             group.addTask {
@@ -193,14 +200,15 @@ struct DeviceSyncEngine: Sendable {
 
     // MARK: Finishing lane
 
-    /// Finishes handed-over recordings, up to ``Options/finishing`` at once.
-    private func finishLane(_ handoffs: AsyncStream<Transferred>, meter: RateMeter, outcomes: Outcomes)
-        async throws
-    {
+    /// Finishes handed-over recordings, up to `lanes` at once (``Options/finishing``, or ``Options/wifiFinishing``
+    /// for Wi-Fi batches).
+    private func finishLane(
+        _ handoffs: AsyncStream<Transferred>, lanes: Int, meter: RateMeter, outcomes: Outcomes
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var running = 0
             for await item in handoffs {
-                if running >= max(options.finishing, 1) {
+                if running >= max(lanes, 1) {
                     try await group.next()
                     running -= 1
                 }
