@@ -217,7 +217,8 @@ public actor Recorder {
         case .uploadBatch(let plans):
             guard session.version >= ProtocolVersion.uploadBatch else {
                 throw DeviceProtocolError(
-                    .unexpected, "upload batch needs protocol version \(ProtocolVersion.uploadBatch); say hello with it")
+                    .unexpected,
+                    "upload batch needs protocol version \(ProtocolVersion.uploadBatch); say hello with it")
             }
             try queueUploads(plans)
             return [.done]

@@ -509,7 +509,8 @@ struct DeviceSyncEngine: Sendable {
                 plans = try await platform.wifiPlans(
                     serial: device.serial,
                     fresh.map {
-                        DeviceUploadPlanRequest(recordingID: Int64($0.id), size: Int64($0.size), codec: Self.codec($0.codec))
+                        DeviceUploadPlanRequest(
+                            recordingID: Int64($0.id), size: Int64($0.size), codec: Self.codec($0.codec))
                     })
             } catch let error as EarshotError where error.code == .deviceOffline {
                 wifi.withLock { $0 = false }  // the server does not see the device: the link carries the backlog
