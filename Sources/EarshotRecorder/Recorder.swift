@@ -45,6 +45,8 @@ public actor Recorder {
         public fileprivate(set) var authenticated = false
         /// The frame size both sides use (the minimum until `hello`).
         public fileprivate(set) var maximumFrameSize = Frame.minimumSize
+        /// The protocol version `hello` negotiated.
+        public fileprivate(set) var version = ProtocolVersion.first
         /// The largest frame this device's link carries.
         public let linkFrameSize: Int
 
@@ -69,6 +71,10 @@ public actor Recorder {
     /// The Wi-Fi upload in progress (one at a time), cancelled when the device stops or unbinds.
     private var upload: (recording: UInt32, task: Task<Void, Never>)?
     private var uploadGeneration: UInt64 = 0
+    /// Plans handed over by `upload batch`, uploaded in order after the one in progress.
+    private var uploadQueue: [UploadPlan] = []
+    /// Plans queued at most (in progress not counted): a firmware's fixed buffer.
+    static let uploadQueueLimit = 32
 
     /// Opens (or creates) the recorder's card and recovers what an interrupted run left.
     ///
@@ -208,18 +214,29 @@ public actor Recorder {
         case .upload(let plan):
             try startUpload(plan)
             return [.done]
+        case .uploadBatch(let plans):
+            guard session.version >= ProtocolVersion.uploadBatch else {
+                throw DeviceProtocolError(
+                    .unexpected,
+                    "upload batch needs protocol version \(ProtocolVersion.uploadBatch); say hello with it")
+            }
+            try queueUploads(plans)
+            return [.done]
         case .hello, .info, .bind, .authenticate:
             return []  // handled above
         }
     }
 
     private func greet(_ hello: HelloRequest, session: inout Session) throws -> DeviceResponse {
-        guard hello.minimumVersion <= 1, hello.maximumVersion >= 1 else {
+        guard hello.minimumVersion <= ProtocolVersion.newest, hello.maximumVersion >= ProtocolVersion.first,
+            hello.minimumVersion <= hello.maximumVersion
+        else {
             throw DeviceProtocolError(
                 .unsupportedVersion,
-                "this device speaks protocol version 1; the client speaks \(hello.minimumVersion)–\(hello.maximumVersion)"
-            )
+                "this device speaks protocol versions \(ProtocolVersion.first)–\(ProtocolVersion.newest); the client "
+                    + "speaks \(hello.minimumVersion)–\(hello.maximumVersion)")
         }
+        session.version = min(hello.maximumVersion, ProtocolVersion.newest)
         session.greeted = true
         session.authenticated = false
         session.challenge = try SecureRandom.bytes(16)
@@ -228,7 +245,7 @@ public actor Recorder {
         let identity = storage.state.identity
         return .hello(
             HelloReply(
-                version: 1, maximumFrameSize: UInt16(session.maximumFrameSize), serial: identity.serial,
+                version: session.version, maximumFrameSize: UInt16(session.maximumFrameSize), serial: identity.serial,
                 model: identity.model, firmware: identity.firmware, bound: storage.state.binding != nil,
                 challenge: session.challenge))
     }
@@ -278,19 +295,60 @@ public actor Recorder {
     // MARK: Wi-Fi handover
 
     private func startUpload(_ plan: UploadPlan) throws {
-        guard let wifi else { throw DeviceProtocolError(.busy, "this device has no Wi-Fi link configured") }
+        guard wifi != nil else { throw DeviceProtocolError(.busy, "this device has no Wi-Fi link configured") }
         if let upload, upload.recording != plan.recording {
             throw DeviceProtocolError(.busy, "recording \(upload.recording) is uploading over Wi-Fi; try again after it")
         }
+        if let queued = uploadQueue.first {
+            throw DeviceProtocolError(.busy, "recording \(queued.recording) is queued for Wi-Fi; try again after it")
+        }
+        try check(plan)
+        begin(plan)  // a fresh plan for the same recording replaces the old one
+    }
+
+    /// `upload batch`: checks every plan before queueing any (a refused batch queues nothing), then queues them after
+    /// what is queued; a plan for a recording already queued or uploading replaces that one.
+    private func queueUploads(_ plans: [UploadPlan]) throws {
+        guard wifi != nil else { throw DeviceProtocolError(.busy, "this device has no Wi-Fi link configured") }
+        let ids = plans.map(\.recording)
+        guard Set(ids).count == ids.count else {
+            throw DeviceProtocolError(.malformed, "upload batch: a recording appears twice")
+        }
+        for plan in plans { try check(plan) }
+        let kept = uploadQueue.filter { !ids.contains($0.recording) }
+        guard kept.count + plans.count <= Self.uploadQueueLimit else {
+            throw DeviceProtocolError(
+                .busy,
+                "\(kept.count) uploads are queued and the device holds \(Self.uploadQueueLimit): hand these over after "
+                    + "some finish")
+        }
+        uploadQueue = kept + plans
+        if let upload, ids.contains(upload.recording) { cancelCurrentUpload() }
+        if upload == nil { startNextUpload() }
+        logger.info("Wi-Fi uploads queued", metadata: ["recordings": "\(ids)", "queued": "\(uploadQueue.count)"])
+    }
+
+    /// Checks a plan against its recording.
+    private func check(_ plan: UploadPlan) throws {
         guard let recording = storage.list(after: plan.recording &- 1).first(where: { $0.id == plan.recording }) else {
             throw DeviceProtocolError(.notFound, "no recording \(plan.recording) on this device")
         }
         try WiFiUploader.validate(plan, size: recording.size, nowMs: UInt64(Date().timeIntervalSince1970 * 1000))
-        upload?.task.cancel()  // a fresh plan for the same recording replaces the old one
+    }
+
+    private func startNextUpload() {
+        guard upload == nil, !uploadQueue.isEmpty else { return }
+        begin(uploadQueue.removeFirst())
+    }
+
+    /// Starts uploading `plan` now, replacing the upload in progress.
+    private func begin(_ plan: UploadPlan) {
+        guard let wifi else { return }
+        upload?.task.cancel()
         let id = plan.recording
         uploadGeneration &+= 1
         let generation = uploadGeneration
-        // The task holds the actor until the upload ends (it is cancelled by unbind or a newer plan).
+        // The task runs on this actor between its awaits; it is cancelled by unbind or a newer plan.
         let task = Task {
             do {
                 let etags = try await wifi.upload(
@@ -322,21 +380,34 @@ public actor Recorder {
     }
 
     private func uploadEnded(_ generation: UInt64, _ id: UInt32, _ event: DeviceEvent?) {
-        if generation == uploadGeneration { upload = nil }
         if let event {
             broadcast(event)
             logger.info("Wi-Fi upload ended", metadata: ["recording": "\(id)", "event": "\(event)"])
         }
+        if generation == uploadGeneration {
+            upload = nil
+            startNextUpload()
+        }
     }
 
-    private func cancelUpload() {
+    /// Stops the upload in progress (its plan is dropped: no event reports it).
+    private func cancelCurrentUpload() {
         upload?.task.cancel()
         upload = nil
+        uploadGeneration &+= 1
     }
 
-    /// Waits for the Wi-Fi upload in progress, if any (tests and a graceful stop).
+    /// Stops every Wi-Fi upload, queued ones too (unbind).
+    private func cancelUpload() {
+        uploadQueue.removeAll()
+        cancelCurrentUpload()
+    }
+
+    /// Waits until the Wi-Fi upload in progress and every queued one ended (tests and a graceful stop).
     public func waitForUpload() async {
-        await upload?.task.value
+        while let upload {
+            await upload.task.value
+        }
     }
 
     // MARK: Recording

@@ -24,6 +24,8 @@ import Testing
                     .init(number: 1, offset: 0, length: 100_000, url: "http://127.0.0.1:8080/upload/part?n=1&sig=ä"),
                     .init(number: 2, offset: 100_000, length: 23_456, url: "http://127.0.0.1:8080/upload/part?n=2"),
                 ])),
+        .uploadBatch(batch(3)),
+        .uploadBatch(batch(UploadPlan.batchLimit)),
         .record(.start),
     ]
 
@@ -42,6 +44,7 @@ import Testing
         ),
         (.bound(secret: Array(repeating: 9, count: 32)), .bind),
         (.done, .unbind),
+        (.done, .uploadBatch),
         (.recordings(RecordingPage(recordings: [recording, recording], more: true)), .list),
         (.chunk(RecordingChunk(recording: 7, offset: 4_096, final: true, bytes: [1, 2, 3, 4])), .read),
         (.acknowledged(freed: 123_456, storageUsed: 1 << 20), .acknowledge),
@@ -55,6 +58,15 @@ import Testing
         .uploadFinished(recording: 7, etags: [1: "\"etag-one\"", 2: "\"etag-two\""]),
         .uploadFailed(recording: 7, reason: "HTTP 403 from the part URL: the plan expired"),
     ]
+
+    /// `count` one-part plans for recordings 1, 2, …
+    static func batch(_ count: Int) -> [UploadPlan] {
+        (1...count).map { id in
+            UploadPlan(
+                recording: UInt32(id), expiresAtMs: 1_764_000_900_000,
+                parts: [.init(number: 1, offset: 0, length: 33_073, url: "http://127.0.0.1:8080/upload/upl_\(id)/1")])
+        }
+    }
 
     /// Sends `envelope` over a link of 20-byte frames and returns what arrives.
     func overTheWire(_ envelope: Envelope) throws -> DeviceMessage {
@@ -102,6 +114,35 @@ import Testing
         #expect(throws: DeviceProtocolError(.malformed, "read request: 1 unexpected byte(s) after the last field")) {
             try DeviceRequest(long)
         }
+    }
+
+    @Test func aBatchThatIsEmptyTooLargeOrCutShortIsRefused() {
+        func refused(_ envelope: Envelope, _ message: String) {
+            #expect(throws: DeviceProtocolError(.malformed, message)) { try DeviceRequest(envelope) }
+        }
+        var empty = DeviceRequest.uploadBatch(Self.batch(1)).envelope(sequence: 1)
+        empty.payload = [0]
+        refused(empty, "upload_batch.count: 0 plans; a batch holds 1 to 16")
+        // 17 plans: the count byte is checked before any plan is read.
+        refused(
+            DeviceRequest.uploadBatch(Self.batch(UploadPlan.batchLimit + 1)).envelope(sequence: 1),
+            "upload_batch.count: 17 plans; a batch holds 1 to 16")
+        // A count that promises more plans than the message holds.
+        var promised = DeviceRequest.uploadBatch(Self.batch(2)).envelope(sequence: 1)
+        promised.payload[0] = 3
+        refused(promised, "upload_batch.plan.recording: needs 4 byte(s), 0 left in the message")
+        // Cut inside the last plan's URL, and one byte too many.
+        var short = DeviceRequest.uploadBatch(Self.batch(2)).envelope(sequence: 1)
+        short.payload.removeLast(3)
+        #expect {
+            try DeviceRequest(short)
+        } throws: {
+            ($0 as? DeviceProtocolError)?.code == .malformed
+                && ($0 as? DeviceProtocolError)?.message.hasPrefix("upload_batch.plan.part.url") == true
+        }
+        var long = DeviceRequest.uploadBatch(Self.batch(2)).envelope(sequence: 1)
+        long.payload.append(0)
+        refused(long, "uploadBatch request: 1 unexpected byte(s) after the last field")
     }
 
     @Test func invalidValuesAreRefused() {

@@ -186,6 +186,7 @@ import Testing
                     ]
                 ),
                 ("POST", APIPath.deviceUploadPlan, ["recording_id": 1, "size": 10, "codec": "wav"]),
+                ("POST", APIPath.deviceUploadPlans, ["recordings": [["recording_id": 1, "size": 10, "codec": "wav"]]]),
             ]
             for (who, token) in [("bob", bob), ("eve", eve), ("other partner", otherPartner)] {
                 for (method, template, body) in requests {

@@ -111,6 +111,8 @@ struct IsolationMatrixTests {
                 "sha256": String(repeating: "0", count: 64), "file_id": fixture.fileID,
             ]
         case "POST /open/partner/devices/{serial}/upload-plan": ["recording_id": 2, "size": 10, "codec": "wav"]
+        case "POST /open/partner/devices/{serial}/upload-plans":
+            ["recordings": [["recording_id": 2, "size": 10, "codec": "wav"]]]
         case "POST /open/partner/evaluations": ["clips": [["record_id": fixture.recordID, "reference": "stolen"]]]
         case "PATCH /open/admin/partners/{partner_id}": ["status": "disabled"]
         case "POST /open/admin/partners/{partner_id}/rotate-secret": ["overlap_seconds": 0]

@@ -431,3 +431,41 @@ public struct DeviceUploadPlanRequest: Codable, Sendable, Hashable {
         case recordingID = "recording_id"
     }
 }
+
+/// `POST /open/partner/devices/{serial}/upload-plans`: plan the device's own Wi-Fi uploads of several recordings in
+/// one call (each as in `upload-plan`; different recordings, at most ``limit``).
+public struct DeviceUploadPlansRequest: Codable, Sendable, Hashable {
+    /// Plans in one request at most (what one `upload batch` message of the device protocol holds).
+    public static let limit = 16
+
+    public var recordings: [DeviceUploadPlanRequest]
+
+    public init(recordings: [DeviceUploadPlanRequest]) {
+        self.recordings = recordings
+    }
+}
+
+/// The answer to `POST …/upload-plans`: one plan per requested recording, in the request's order.
+public struct DeviceUploadPlans: Codable, Sendable, Hashable {
+    /// A recording's plan.
+    public struct Entry: Codable, Sendable, Hashable {
+        public var recordingID: Int64
+        public var plan: UploadPlan
+
+        public init(recordingID: Int64, plan: UploadPlan) {
+            self.recordingID = recordingID
+            self.plan = plan
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case plan
+            case recordingID = "recording_id"
+        }
+    }
+
+    public var plans: [Entry]
+
+    public init(plans: [Entry]) {
+        self.plans = plans
+    }
+}

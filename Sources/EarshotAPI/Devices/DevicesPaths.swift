@@ -34,4 +34,8 @@ extension APIPath {
     /// `POST`: a presigned multipart plan for the device to upload one recording itself over Wi-Fi
     /// (`DeviceUploadPlanRequest` → `UploadPlan`); `DEVICE_OFFLINE` when the device has not reported lately.
     public static let deviceUploadPlan = "/open/partner/devices/{serial}/upload-plan"
+    /// `POST`: the Wi-Fi plans of several recordings in one call (`DeviceUploadPlansRequest` →
+    /// `DeviceUploadPlans`, at most `DeviceUploadPlansRequest.limit`), all or none: `DEVICE_OFFLINE`, or `CONFLICT`
+    /// when the server already holds one of them.
+    public static let deviceUploadPlans = "/open/partner/devices/{serial}/upload-plans"
 }

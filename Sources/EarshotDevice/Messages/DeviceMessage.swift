@@ -16,6 +16,9 @@ public enum DeviceRequest: Hashable, Sendable {
     case acknowledge(recording: UInt32, sha256: [UInt8])
     /// Upload a recording over Wi-Fi with this plan.
     case upload(UploadPlan)
+    /// Upload several recordings over Wi-Fi, one after another in this order (protocol version 2; at most
+    /// ``UploadPlan/batchLimit`` plans, each for a different recording).
+    case uploadBatch([UploadPlan])
     case record(RecordAction)
 
     /// The message type.
@@ -30,6 +33,7 @@ public enum DeviceRequest: Hashable, Sendable {
         case .read: .read
         case .acknowledge: .acknowledge
         case .upload: .upload
+        case .uploadBatch: .uploadBatch
         case .record: .record
         }
     }
@@ -65,15 +69,10 @@ public enum DeviceRequest: Hashable, Sendable {
             writer.u32(recording)
             writer.fixed(sha256, count: 32)
         case .upload(let plan):
-            writer.u32(plan.recording)
-            writer.u64(plan.expiresAtMs)
-            writer.u16(UInt16(clamping: plan.parts.count))
-            for part in plan.parts.prefix(Int(UInt16.max)) {
-                writer.u16(part.number)
-                writer.u64(part.offset)
-                writer.u32(part.length)
-                writer.longString(part.url)
-            }
+            writer.plan(plan)
+        case .uploadBatch(let plans):
+            writer.u8(UInt8(clamping: plans.count))
+            for plan in plans.prefix(Int(UInt8.max)) { writer.plan(plan) }
         case .record(let action):
             writer.u8(action.rawValue)
         }
@@ -115,17 +114,17 @@ public enum DeviceRequest: Hashable, Sendable {
             self = .acknowledge(
                 recording: try reader.u32("acknowledge.recording"), sha256: try reader.fixed(32, "acknowledge.sha256"))
         case .upload:
-            let recording = try reader.u32("upload.recording")
-            let expires = try reader.u64("upload.expires_at_ms")
-            let count = try reader.u16("upload.part_count")
-            var parts: [UploadPlan.Part] = []
-            for _ in 0..<count {
-                parts.append(
-                    UploadPlan.Part(
-                        number: try reader.u16("upload.part.number"), offset: try reader.u64("upload.part.offset"),
-                        length: try reader.u32("upload.part.length"), url: try reader.longString("upload.part.url")))
+            self = .upload(try reader.plan("upload"))
+        case .uploadBatch:
+            let count = try reader.u8("upload_batch.count")
+            guard (1...UploadPlan.batchLimit).contains(Int(count)) else {
+                throw DeviceProtocolError(
+                    .malformed,
+                    "upload_batch.count: \(count) plans; a batch holds 1 to \(UploadPlan.batchLimit)")
             }
-            self = .upload(UploadPlan(recording: recording, expiresAtMs: expires, parts: parts))
+            var plans: [UploadPlan] = []
+            for _ in 0..<count { plans.append(try reader.plan("upload_batch.plan")) }
+            self = .uploadBatch(plans)
         case .record:
             let raw = try reader.u8("record.action")
             guard let action = RecordAction(rawValue: raw) else {
@@ -232,7 +231,7 @@ public enum DeviceResponse: Hashable, Sendable {
                     recording: try reader.bool("info.recording")))
         case .bind:
             self = .bound(secret: try reader.fixed(32, "bind.secret"))
-        case .authenticate, .unbind, .upload, .record:
+        case .authenticate, .unbind, .upload, .uploadBatch, .record:
             self = .done
         case .list:
             let count = try reader.u16("list.count")
@@ -372,6 +371,19 @@ public enum DeviceMessage: Hashable, Sendable {
 }
 
 extension ByteWriter {
+    /// An upload plan: recording, expiry, then its parts (`upload`, and each plan of `upload batch`).
+    fileprivate mutating func plan(_ plan: UploadPlan) {
+        u32(plan.recording)
+        u64(plan.expiresAtMs)
+        u16(UInt16(clamping: plan.parts.count))
+        for part in plan.parts.prefix(Int(UInt16.max)) {
+            u16(part.number)
+            u64(part.offset)
+            u32(part.length)
+            longString(part.url)
+        }
+    }
+
     fileprivate mutating func recording(_ recording: DeviceRecording) {
         u32(recording.id)
         u64(recording.startedAtMs)
@@ -383,6 +395,21 @@ extension ByteWriter {
 }
 
 extension ByteReader {
+    /// An upload plan; `field` prefixes the names in errors (`upload`, `upload_batch.plan`).
+    fileprivate mutating func plan(_ field: String) throws(DeviceProtocolError) -> UploadPlan {
+        let recording = try u32("\(field).recording")
+        let expires = try u64("\(field).expires_at_ms")
+        let count = try u16("\(field).part_count")
+        var parts: [UploadPlan.Part] = []
+        for _ in 0..<count {
+            parts.append(
+                UploadPlan.Part(
+                    number: try u16("\(field).part.number"), offset: try u64("\(field).part.offset"),
+                    length: try u32("\(field).part.length"), url: try longString("\(field).part.url")))
+        }
+        return UploadPlan(recording: recording, expiresAtMs: expires, parts: parts)
+    }
+
     fileprivate mutating func recording() throws(DeviceProtocolError) -> DeviceRecording {
         let id = try u32("recording.id")
         let started = try u64("recording.started_at_ms")

@@ -184,6 +184,9 @@ public struct UploadPlan: Hashable, Sendable {
     /// The parts, covering the recording.
     public var parts: [Part]
 
+    /// Plans in one `upload batch` message at most.
+    public static let batchLimit = 16
+
     public init(recording: UInt32, expiresAtMs: UInt64, parts: [Part]) {
         self.recording = recording
         self.expiresAtMs = expiresAtMs

@@ -21,6 +21,9 @@ public enum Opcode: UInt8, CaseIterable, Sendable {
     case upload = 0x09
     /// Start or stop recording (a device's button, or the app).
     case record = 0x0A
+    /// Wi-Fi handover of several recordings at once (protocol version 2): the device queues the plans and uploads
+    /// them one after another, reporting each like an `upload`.
+    case uploadBatch = 0x0B
     /// Sent by the device unasked (recording started/stopped, storage levels, battery, upload progress).
     case event = 0x20
 }

@@ -26,7 +26,10 @@ public final class StreamSocket: @unchecked Sendable {
         #endif
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        _ = systemClose(descriptor)
+    }
 
     /// Connects to `host` (an IPv4 address; loopback by default) on `port`.
     ///
@@ -80,7 +83,11 @@ public final class StreamSocket: @unchecked Sendable {
         }
     }
 
-    /// Shuts the connection down and releases it; harmless when already closed.
+    /// Shuts the connection down; harmless when already closed.
+    ///
+    /// The descriptor itself is released when the socket is deallocated, once no thread can hold it: released here,
+    /// its number could be reused by a new connection of this process while a reader thread is between two
+    /// `receive`s, and that thread would then read the new connection's bytes as its own.
     public func close() {
         let first = lock.withLock { () -> Bool in
             defer { closed = true }
@@ -88,7 +95,6 @@ public final class StreamSocket: @unchecked Sendable {
         }
         guard first else { return }
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
-        _ = systemClose(descriptor)
     }
 
     // MARK: Shared with StreamListener

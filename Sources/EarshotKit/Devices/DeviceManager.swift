@@ -211,13 +211,14 @@ public final class DeviceManager: Sendable {
         do {
             let hello = try await connection.hello(
                 HelloRequest(
-                    maximumFrameSize: UInt16(clamping: device.frameSize),
+                    maximumVersion: ProtocolVersion.newest, maximumFrameSize: UInt16(clamping: device.frameSize),
                     clockMs: UInt64(Date().timeIntervalSince1970 * 1000), client: configuration.clientName),
                 timeoutSeconds: configuration.requestTimeout)
             return Session(
                 connection: connection, hello: hello,
                 device: LinkedDevice(
-                    connection: connection, serial: hello.serial, timeoutSeconds: configuration.requestTimeout))
+                    connection: connection, serial: hello.serial, timeoutSeconds: configuration.requestTimeout,
+                    version: hello.version))
         } catch let error as DeviceProtocolError {
             connection.close()
             throw DeviceErrors.wrap(error, "hello")

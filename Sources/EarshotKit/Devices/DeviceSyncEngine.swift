@@ -28,6 +28,10 @@ struct DeviceSyncEngine: Sendable {
         var readAhead = 1
         /// Recordings the finishing lane works on at once.
         var finishing = 2
+        /// Recordings the finishing lane works on at once when a device takes Wi-Fi batches: the device then hands
+        /// recordings over faster than the platform completes and registers them (measured: 20 small recordings
+        /// uploaded in 0.46 s, finished two at a time in 1.06 s), so the platform's work is what to spread.
+        var wifiFinishing = 6
         var wifi: DeviceManager.WiFiPolicy = .never
         /// Longest silence of a Wi-Fi upload before it counts as failed.
         var wifiStallSeconds: Double = 60
@@ -68,8 +72,11 @@ struct DeviceSyncEngine: Sendable {
         let (handoffs, handoff) = AsyncStream.makeStream(of: Transferred.self)
         var transferError: (any Error)?
         try await withThrowingTaskGroup(of: (any Error)?.self) { group in
+            let lanes =
+                options.wifi.useWiFi(backlogBytes: meter.total) && device.uploadBatchLimit > 1
+                ? max(options.finishing, options.wifiFinishing) : options.finishing
             group.addTask {
-                try await finishLane(handoffs, meter: meter, outcomes: outcomes)
+                try await finishLane(handoffs, lanes: lanes, meter: meter, outcomes: outcomes)
                 return nil
             }
             group.addTask {
@@ -108,8 +115,19 @@ struct DeviceSyncEngine: Sendable {
     ) async throws {
         let wifi = Locked(options.wifi.useWiFi(backlogBytes: meter.total))
         var prepared: (journal: DeviceSyncJournal, resumed: Bool)?
-        for (index, recording) in backlog.enumerated() {
+        var position = 0
+        // Recordings a Wi-Fi batch gave back (its Wi-Fi failed): they go over the link first, in order.
+        var fallenBack: [EarshotDevice.DeviceRecording] = []
+        while position < backlog.count || !fallenBack.isEmpty {
             try await gate.wait()
+            let recording: EarshotDevice.DeviceRecording
+            let givenBack = !fallenBack.isEmpty
+            if givenBack {
+                recording = fallenBack.removeFirst()
+            } else {
+                recording = backlog[position]
+                position += 1
+            }
             let url = journalURL(recording)
             if let known = held[Int64(recording.id)] {
                 // Held since an earlier run died before acknowledging: acknowledge it here, before anything else.
@@ -119,7 +137,17 @@ struct DeviceSyncEngine: Sendable {
                 prepared = nil
                 continue
             }
-            let upcoming = backlog.indices.contains(index + 1) ? backlog[index + 1] : nil
+            if wifi.withLock({ $0 }), device.uploadBatchLimit > 1, !givenBack {
+                // Several recordings handed to the device at once: one plan call, one message, and the device
+                // uploads them back to back while each finished one is completed, registered and acknowledged.
+                let group = [recording] + backlog[position...].prefix { held[Int64($0.id)] == nil }
+                    .prefix(min(device.uploadBatchLimit, DeviceUploadPlansRequest.limit) - 1)
+                position += group.count - 1
+                prepared = nil
+                fallenBack = try await uploadBatchOverWiFi(group, wifi: wifi, meter: meter, handoff: handoff)
+                continue
+            }
+            let upcoming = fallenBack.first ?? (position < backlog.count ? backlog[position] : nil)
             let planNext = upcoming.map { held[Int64($0.id)] == nil } ?? false
             // The next recording's upload is planned while this one moves (the link does not wait for the platform).
             async let next: (journal: DeviceSyncJournal, resumed: Bool)? =
@@ -172,14 +200,15 @@ struct DeviceSyncEngine: Sendable {
 
     // MARK: Finishing lane
 
-    /// Finishes handed-over recordings, up to ``Options/finishing`` at once.
-    private func finishLane(_ handoffs: AsyncStream<Transferred>, meter: RateMeter, outcomes: Outcomes)
-        async throws
-    {
+    /// Finishes handed-over recordings, up to `lanes` at once (``Options/finishing``, or ``Options/wifiFinishing``
+    /// for Wi-Fi batches).
+    private func finishLane(
+        _ handoffs: AsyncStream<Transferred>, lanes: Int, meter: RateMeter, outcomes: Outcomes
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var running = 0
             for await item in handoffs {
-                if running >= max(options.finishing, 1) {
+                if running >= max(lanes, 1) {
                     try await group.next()
                     running -= 1
                 }
@@ -432,8 +461,18 @@ struct DeviceSyncEngine: Sendable {
     private func uploadOverWiFi(
         _ recording: EarshotDevice.DeviceRecording, journal: inout DeviceSyncJournal, url: URL, meter: RateMeter
     ) async throws {
+        guard let plan = try devicePlan(recording, journal: journal) else { return }
+        wifiState.start(recording.id)
+        try await device.upload(plan)
+        try await awaitWiFi(recording, journal: &journal, url: url, meter: meter)
+    }
+
+    /// The device's plan for the parts `journal` still lacks; nil when it lacks none.
+    private func devicePlan(_ recording: EarshotDevice.DeviceRecording, journal: DeviceSyncJournal) throws
+        -> EarshotDevice.UploadPlan?
+    {
         let missing = (1...max(journal.partCount, 1)).filter { journal.etags[$0] == nil }
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return nil }
         let parts = try missing.map { number -> EarshotDevice.UploadPlan.Part in
             guard let target = journal.partURLs[number] else {
                 throw EarshotError(.invalidResponse, "the upload plan has no URL for part \(number)")
@@ -443,9 +482,126 @@ struct DeviceSyncEngine: Sendable {
                 number: UInt16(number), offset: UInt64(range.lowerBound), length: UInt32(range.count), url: target)
         }
         let expires = UInt64(Date().timeIntervalSince1970 * 1000) + 15 * 60 * 1000
+        return EarshotDevice.UploadPlan(recording: recording.id, expiresAtMs: expires, parts: parts)
+    }
+
+    /// Moves a group of recordings over Wi-Fi with one plan call and one `upload batch` (several when the plans are
+    /// long), handing each to the finishing lane as the device reports it finished. Returns the recordings that must
+    /// go over the link instead (the Wi-Fi failed, or they were planned for the link by an earlier run).
+    private func uploadBatchOverWiFi(
+        _ group: [EarshotDevice.DeviceRecording], wifi: Locked<Bool>, meter: RateMeter,
+        handoff: AsyncStream<Transferred>.Continuation
+    ) async throws -> [EarshotDevice.DeviceRecording] {
+        // Journals: a saved one continues (as far as the server has its upload); the others are planned in one call.
+        var journals: [UInt32: (journal: DeviceSyncJournal, resumed: Bool)] = [:]
+        var fresh: [EarshotDevice.DeviceRecording] = []
+        for recording in group {
+            let url = journalURL(recording)
+            if let saved = DeviceSyncJournal.load(from: url) {
+                journals[recording.id] = (try await prepare(recording, saved: saved, url: url, wifi: true), true)
+            } else {
+                fresh.append(recording)
+            }
+        }
+        if !fresh.isEmpty {
+            let plans: [EarshotAPI.UploadPlan]
+            do {
+                plans = try await platform.wifiPlans(
+                    serial: device.serial,
+                    fresh.map {
+                        DeviceUploadPlanRequest(
+                            recordingID: Int64($0.id), size: Int64($0.size), codec: Self.codec($0.codec))
+                    })
+            } catch let error as EarshotError where error.code == .deviceOffline {
+                wifi.withLock { $0 = false }  // the server does not see the device: the link carries the backlog
+                return group
+            }
+            guard plans.count == fresh.count else {
+                throw EarshotError(.invalidResponse, "the server answered \(plans.count) plans for \(fresh.count)")
+            }
+            for (recording, plan) in zip(fresh, plans) {
+                let journal = DeviceSyncJournal(
+                    baseURL: platform.baseURL, serial: device.serial, recording: recording.id,
+                    sha256: recording.sha256Hex, size: Int64(recording.size), filetype: Self.codec(recording.codec),
+                    uploadID: plan.uploadID, fileID: plan.fileID, chunkSize: plan.chunkSize,
+                    partURLs: Dictionary(
+                        plan.parts.map { ($0.partNumber, $0.presignedURL) }, uniquingKeysWith: { a, _ in a }),
+                    viaWiFi: true)
+                try journal.save(to: journalURL(recording))
+                journals[recording.id] = (journal, false)
+            }
+        }
+        // What the device must upload; what is already on the server goes straight to the finishing lane.
+        var linkOnly: [EarshotDevice.DeviceRecording] = []
+        var waiting: [(recording: EarshotDevice.DeviceRecording, journal: DeviceSyncJournal, resumed: Bool)] = []
+        var plans: [EarshotDevice.UploadPlan] = []
+        for recording in group {
+            guard let (journal, resumed) = journals[recording.id] else { continue }
+            if journal.stage == .uploading && !journal.viaWiFi {
+                linkOnly.append(recording)
+            } else if journal.stage == .uploading, let plan = try devicePlan(recording, journal: journal) {
+                plans.append(plan)
+                waiting.append((recording, journal, resumed))
+            } else {
+                meter.begin(recording, done: journal.storedBytes, viaWiFi: journal.viaWiFi)
+                handoff.yield(
+                    Transferred(recording: recording, journal: journal, url: journalURL(recording), resumed: resumed))
+            }
+        }
+        guard !plans.isEmpty else { return linkOnly }
+        for item in waiting { wifiState.start(item.recording.id) }
+        do {
+            for batch in Self.messages(plans) { try await device.upload(batch: batch) }
+        } catch let error as EarshotError where error.code == .device {
+            wifi.withLock { $0 = false }  // refused (no Wi-Fi, busy): the link carries these and the rest
+            return linkOnly + waiting.map(\.recording)
+        }
+        var failed: [EarshotDevice.DeviceRecording] = []
+        for item in waiting {
+            var journal = item.journal
+            let url = journalURL(item.recording)
+            meter.begin(item.recording, done: journal.storedBytes, viaWiFi: true)
+            do {
+                try await awaitWiFi(item.recording, journal: &journal, url: url, meter: meter)
+                handoff.yield(Transferred(recording: item.recording, journal: journal, url: url, resumed: item.resumed))
+            } catch let error as EarshotError where error.code == .device {
+                // This one failed (or stalled); the ones queued after it may still finish: wait for them too.
+                wifi.withLock { $0 = false }
+                journal.viaWiFi = false
+                try journal.save(to: url)
+                meter.begin(item.recording, done: journal.storedBytes, viaWiFi: false)
+                failed.append(item.recording)
+            }
+        }
+        return linkOnly + failed
+    }
+
+    /// Plans cut into `upload batch` messages of at most ``EarshotDevice/UploadPlan/batchLimit`` plans and about
+    /// 32 KiB (a device buffers a whole message; long plans of large recordings take several messages).
+    static func messages(_ plans: [EarshotDevice.UploadPlan]) -> [[EarshotDevice.UploadPlan]] {
+        var messages: [[EarshotDevice.UploadPlan]] = []
+        var current: [EarshotDevice.UploadPlan] = []
+        var bytes = 1
+        for plan in plans {
+            let size = 14 + plan.parts.reduce(0) { $0 + 16 + $1.url.utf8.count }
+            if !current.isEmpty && (current.count == EarshotDevice.UploadPlan.batchLimit || bytes + size > 32 << 10) {
+                messages.append(current)
+                current = []
+                bytes = 1
+            }
+            current.append(plan)
+            bytes += size
+        }
+        if !current.isEmpty { messages.append(current) }
+        return messages
+    }
+
+    /// Waits for the device's `upload finished` of a handed-over recording (or failed, or silence), feeding its
+    /// progress to the meter; journals the ETags.
+    private func awaitWiFi(
+        _ recording: EarshotDevice.DeviceRecording, journal: inout DeviceSyncJournal, url: URL, meter: RateMeter
+    ) async throws {
         let before = journal.storedBytes
-        wifiState.start(recording.id)
-        try await device.upload(EarshotDevice.UploadPlan(recording: recording.id, expiresAtMs: expires, parts: parts))
         var lastChange = ProcessInfo.processInfo.systemUptime
         var lastSent: UInt64 = 0
         var seen = -1

@@ -88,6 +88,20 @@ public struct DevicesClient: Sendable {
         try await client.send(try .post(client.path(APIPath.deviceUploadPlan, ["serial": serial]), json: request))
     }
 
+    /// Presigned plans for the device to upload several recordings over Wi-Fi (at most
+    /// `DeviceUploadPlansRequest.limit`), in the order asked; all or none.
+    ///
+    /// - Throws: ``EarshotError`` `DEVICE_OFFLINE` when the device has not reported lately, `CONFLICT` when the
+    ///   server already holds one of them.
+    public func uploadPlans(_ request: DeviceUploadPlansRequest, serial: String) async throws -> [UploadPlan] {
+        let answer: DeviceUploadPlans = try await client.send(
+            try .post(client.path(APIPath.deviceUploadPlans, ["serial": serial]), json: request))
+        guard answer.plans.map(\.recordingID) == request.recordings.map(\.recordingID) else {
+            throw EarshotError(.invalidResponse, "the server answered plans for other recordings than asked")
+        }
+        return answer.plans.map(\.plan)
+    }
+
     /// Renames a device, moves it to another home, changes its own automatic-task settings (transcribe, summarise,
     /// language, speech tier) or makes it follow the user's defaults again (`followDefaults`).
     public func update(_ serial: String, _ request: DeviceUpdateRequest) async throws -> Device {

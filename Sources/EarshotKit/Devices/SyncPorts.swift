@@ -31,6 +31,11 @@ protocol SyncDevice: Sendable {
     func acknowledge(_ id: UInt32, sha256: [UInt8]) async throws -> UInt64?
     /// Hands the device a Wi-Fi upload plan (events report the outcome).
     func upload(_ plan: EarshotDevice.UploadPlan) async throws
+    /// Plans one ``upload(batch:)`` may hand over: 1 for a device that takes one plan at a time (protocol version 1).
+    var uploadBatchLimit: Int { get }
+    /// Hands the device several recordings' Wi-Fi plans at once (`upload batch`); it uploads them in this order and
+    /// events report each one's outcome.
+    func upload(batch: [EarshotDevice.UploadPlan]) async throws
 }
 
 /// What the sync engine needs from the platform. ``PlatformSync`` is the real one.
@@ -43,6 +48,8 @@ protocol SyncPlatform: Sendable {
     /// The device's own Wi-Fi upload plan.
     func wifiPlan(serial: String, recording: Int64, size: Int64, filetype: String) async throws
         -> EarshotAPI.UploadPlan
+    /// The device's own Wi-Fi plans of several recordings (at most `DeviceUploadPlansRequest.limit`), in order.
+    func wifiPlans(serial: String, _ recordings: [DeviceUploadPlanRequest]) async throws -> [EarshotAPI.UploadPlan]
     /// The server's view of an upload; nil when it no longer exists.
     func status(uploadID: String) async throws -> UploadStatus?
     /// PUTs one part and returns its ETag, checked against the MD5 of `body`.
@@ -65,6 +72,25 @@ extension SyncDevice {
     }
 
     func dropPrefetch() {}
+
+    var uploadBatchLimit: Int { 1 }
+
+    func upload(batch: [EarshotDevice.UploadPlan]) async throws {
+        throw EarshotError(.device, "this device takes one Wi-Fi plan at a time")
+    }
+}
+
+extension SyncPlatform {
+    /// One plan at a time, for platforms without the batch route.
+    func wifiPlans(serial: String, _ recordings: [DeviceUploadPlanRequest]) async throws -> [EarshotAPI.UploadPlan] {
+        var plans: [EarshotAPI.UploadPlan] = []
+        for recording in recordings {
+            plans.append(
+                try await wifiPlan(
+                    serial: serial, recording: recording.recordingID, size: recording.size, filetype: recording.codec))
+        }
+        return plans
+    }
 }
 
 /// The device protocol over a connection, as the sync engine wants it: device errors as ``EarshotError``.
@@ -72,13 +98,19 @@ struct LinkedDevice: SyncDevice {
     let connection: DeviceConnection
     let serial: String
     var timeoutSeconds: Double = 30
+    /// The protocol version `hello` negotiated: 2 and later take `upload batch`.
+    var version: UInt8 = ProtocolVersion.first
     /// The read a `then` requested ahead of its recording's own `read`.
     private let prefetched = Locked<DeviceConnection.PendingRead?>(nil)
 
-    init(connection: DeviceConnection, serial: String, timeoutSeconds: Double = 30) {
+    init(
+        connection: DeviceConnection, serial: String, timeoutSeconds: Double = 30,
+        version: UInt8 = ProtocolVersion.first
+    ) {
         self.connection = connection
         self.serial = serial
         self.timeoutSeconds = timeoutSeconds
+        self.version = version
     }
 
     func recordings() async throws -> [EarshotDevice.DeviceRecording] {
@@ -171,6 +203,12 @@ struct LinkedDevice: SyncDevice {
         _ = try await call(.upload(plan))
     }
 
+    var uploadBatchLimit: Int { version >= ProtocolVersion.uploadBatch ? EarshotDevice.UploadPlan.batchLimit : 1 }
+
+    func upload(batch: [EarshotDevice.UploadPlan]) async throws {
+        _ = try await call(.uploadBatch(batch))
+    }
+
     func call(_ request: DeviceRequest) async throws -> DeviceResponse {
         do {
             return try await connection.single(request, timeoutSeconds: timeoutSeconds)
@@ -211,6 +249,11 @@ struct PlatformSync: SyncPlatform {
     {
         try await DevicesClient(client: client).uploadPlan(
             DeviceUploadPlanRequest(recordingID: recording, size: size, codec: filetype), serial: serial)
+    }
+
+    func wifiPlans(serial: String, _ recordings: [DeviceUploadPlanRequest]) async throws -> [EarshotAPI.UploadPlan] {
+        try await DevicesClient(client: client).uploadPlans(
+            DeviceUploadPlansRequest(recordings: recordings), serial: serial)
     }
 
     func status(uploadID: String) async throws -> UploadStatus? {

@@ -57,7 +57,8 @@ public struct WiFiUploader: Sendable {
         }
     }
 
-    /// Uploads every part (reading each with `read`), reporting progress; returns the ETags by part number.
+    /// Uploads every part (reading each with `read`), reporting progress after each part but the last (the caller
+    /// reports the end); returns the ETags by part number.
     ///
     /// - Throws: the reason of the first part that failed all its attempts, or `CancellationError`.
     func upload(
@@ -76,7 +77,9 @@ public struct WiFiUploader: Sendable {
             }
             etags[part.number] = try await put(Data(bytes), to: part)
             sent += UInt64(part.length)
-            await progress(sent, total)
+            // The last part's progress would say what `upload finished` says a moment later: on a small recording
+            // (one part) that halves the events the link carries.
+            if sent < total { await progress(sent, total) }
             if configuration.bytesPerSecond > 0 {
                 let due = started + .nanoseconds(Int64(sent) * 1_000_000_000 / Int64(configuration.bytesPerSecond))
                 if due > .now { try await Task.sleep(until: due, clock: .continuous) }

@@ -156,32 +156,66 @@ extension DeviceRegistry {
     func uploadPlan(
         for caller: Principal, serial: String, _ request: DeviceUploadPlanRequest
     ) async throws -> UploadPlan {
+        try await uploadPlans(for: caller, serial: serial, [request], limit: 1)[0].plan
+    }
+
+    /// The plans of several recordings in one call (the device gets them in one `upload batch`): every request is
+    /// checked before any upload is planned, so a refused batch plans nothing.
+    ///
+    /// - Throws: `INVALID_ARGUMENT` for no recordings, more than `limit`, one named twice, or a bad size or codec;
+    ///   `DEVICE_OFFLINE` and `CONFLICT` as ``uploadPlan(for:serial:_:)``.
+    func uploadPlans(
+        for caller: Principal, serial: String, _ requests: [DeviceUploadPlanRequest],
+        limit: Int = DeviceUploadPlansRequest.limit
+    ) async throws -> [DeviceUploadPlans.Entry] {
         let device = try await row(for: caller, serial: serial)
         guard device.isBound else {
             throw PlatformError.conflict(
                 "device \(device.serial) is not bound yet: PUT the secret it answered to bind first")
         }
-        let recordingID = try Self.recordingID(request.recordingID)
-        let filetype = try Self.filetype(ofCodec: request.codec)
+        guard !requests.isEmpty, requests.count <= limit else {
+            throw PlatformError.invalidArgument(
+                "recordings has \(requests.count) entries; ask for 1 to \(limit) plans per call")
+        }
+        var checked: [(recordingID: Int64, size: Int, filetype: String)] = []
+        for request in requests {
+            let recordingID = try Self.recordingID(request.recordingID)
+            guard !checked.contains(where: { $0.recordingID == recordingID }) else {
+                throw PlatformError.invalidArgument("recording \(recordingID) is named twice; ask once per recording")
+            }
+            let filetype = try Self.filetype(ofCodec: request.codec)
+            guard request.size >= 1, request.size <= Int64(Int.max) else {
+                throw PlatformError.invalidArgument("size must be the recording's size in bytes (at least 1)")
+            }
+            checked.append((recordingID, Int(request.size), filetype))
+        }
         guard device.isOnline(now: now(), window: windowMs) else {
             throw PlatformError.deviceOffline(
                 "device \(device.serial) has not reported in the last \(windowMs / 1000) s; connect to it and "
                     + "POST its status first, then ask for the plan")
         }
-        if let stored = try await metadata.read({ db in try Self.stored(db, device, recordingID) }) {
-            throw PlatformError.conflict(
-                "recording \(recordingID) of device \(device.serial) is already stored (record \(stored.recordID)); "
-                    + "acknowledge it to the device with SHA-256 \(stored.sha256)")
+        let ids = checked.map(\.recordingID)
+        let held = try await metadata.read { db in
+            try ids.compactMap { id in try Self.stored(db, device, id) }
         }
-        guard request.size >= 1, request.size <= Int64(Int.max) else {
-            throw PlatformError.invalidArgument("size must be the recording's size in bytes (at least 1)")
+        if let stored = held.first {
+            throw PlatformError.conflict(
+                "recording \(stored.recordingID) of device \(device.serial) is already stored (record "
+                    + "\(stored.recordID)); acknowledge it to the device with SHA-256 \(stored.sha256)")
         }
         let owner = Principal(
             partnerID: device.partnerID, userID: device.userID, scopes: [Scope.filesWrite.rawValue],
             tokenID: caller.tokenID, generation: caller.generation)
-        return try await records.uploads.plan(
-            for: owner, filesize: Int(request.size), filetype: filetype,
-            filename: "\(device.serial)-\(recordingID).\(filetype)")
+        var plans: [DeviceUploadPlans.Entry] = []
+        for entry in checked {
+            plans.append(
+                DeviceUploadPlans.Entry(
+                    recordingID: entry.recordingID,
+                    plan: try await records.uploads.plan(
+                        for: owner, filesize: entry.size, filetype: entry.filetype,
+                        filename: "\(device.serial)-\(entry.recordingID).\(entry.filetype)")))
+        }
+        return plans
     }
 
     // MARK: Automatic summary

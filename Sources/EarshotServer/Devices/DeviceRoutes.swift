@@ -98,5 +98,12 @@ struct DeviceRoutes: Sendable {
                     for: caller, serial: try context.parameters.require("serial"),
                     try request.decode(DeviceUploadPlanRequest.self)))
         }
+        api.post(APIPath.deviceUploadPlans, access) { request, context, caller in
+            try .json(
+                DeviceUploadPlans(
+                    plans: try await devices.uploadPlans(
+                        for: caller, serial: try context.parameters.require("serial"),
+                        try request.decode(DeviceUploadPlansRequest.self).recordings)))
+        }
     }
 }

@@ -188,6 +188,82 @@ import Testing
         #expect(fallback.bytesOverLink == 2_500)
     }
 
+    @Test func aWiFiBatchHandsTheRecordingsOverAtOnceAndAcknowledgesEachOnlyAfterTheServer() async throws {
+        let rig = try Rig(recordings: [1: 2_500, 2: 700, 3: 1_500])
+        let wifi = WiFiUploads()
+        rig.device.wifi.withLock { $0 = (rig.platform, wifi) }
+        rig.device.batchLimit.withLock { $0 = 16 }
+        let summary = try await rig.engine(wifi: .always, wifiState: wifi).0.run()
+        #expect(summary.synced.map(\.id) == [1, 2, 3])
+        #expect(summary.synced.allSatisfy { $0.viaWiFi })
+        #expect(summary.bytesOverWiFi == 4_700 && summary.bytesOverLink == 0)
+        #expect(rig.device.reads.withLock { $0.isEmpty })
+        let log = rig.log.all
+        // One plan call and one message for the three, not three of each.
+        #expect(log.filter { $0.hasPrefix("plans") } == ["plans 1,2,3"])
+        #expect(log.filter { $0.hasPrefix("wifi") } == ["wifi batch 1,2,3"])
+        for id in 1...3 {
+            let registered = try #require(log.firstIndex(of: "registered \(id)"))
+            let acknowledged = try #require(log.firstIndex(of: "ack \(id)"))
+            #expect(registered < acknowledged, "recording \(id) freed before the server confirmed it")
+        }
+        #expect(rig.device.stored.withLock { $0.isEmpty } && rig.journals.isEmpty)
+    }
+
+    @Test func aFailedUploadInABatchGoesOverTheLinkAndTheOthersStillFinishOverWiFi() async throws {
+        let rig = try Rig(recordings: [1: 2_500, 2: 700, 3: 1_500])
+        let wifi = WiFiUploads()
+        rig.device.wifi.withLock { $0 = (rig.platform, wifi) }
+        rig.device.batchLimit.withLock { $0 = 16 }
+        rig.device.failingUpload.withLock { $0 = 2 }
+        let summary = try await rig.engine(wifi: .always, wifiState: wifi).0.run()
+        #expect(summary.synced.map(\.id) == [1, 2, 3])
+        #expect(summary.synced.map(\.viaWiFi) == [true, false, true])
+        #expect(summary.bytesOverLink == 700 && summary.bytesOverWiFi == 4_000)
+        #expect(summary.failed.isEmpty && rig.device.stored.withLock { $0.isEmpty })
+    }
+
+    @Test func aBatchWhoseAppDiedBeforeTheEventsResumesFromTheJournalsWithoutUploadingAgain() async throws {
+        let rig = try Rig(recordings: [1: 2_500, 2: 700])
+        let wifi = WiFiUploads()
+        rig.device.wifi.withLock { $0 = (rig.platform, wifi) }
+        rig.device.batchLimit.withLock { $0 = 16 }
+        rig.device.silentUploads.withLock { $0 = true }
+        // The device uploads every part, but the app is killed before it hears so.
+        let first = Task { try await rig.engine(wifi: .always, wifiState: wifi).0.run() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while rig.platform.puts.withLock({ $0.count }) < 4, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        first.cancel()
+        _ = try? await first.value
+        #expect(rig.platform.puts.withLock { $0.count } == 4)
+        #expect(rig.device.stored.withLock { $0.count } == 2, "nothing freed before the server had it")
+        #expect(rig.journals.count == 2)
+
+        // The next run finds the parts on the server through the journals: it only completes, registers, acknowledges.
+        rig.device.silentUploads.withLock { $0 = false }
+        let planned = rig.log.all.filter { $0.hasPrefix("plans") || $0.hasPrefix("wifi") }.count
+        let summary = try await rig.engine(wifi: .always, wifiState: WiFiUploads()).0.run()
+        #expect(summary.synced.map(\.id) == [1, 2] && summary.synced.allSatisfy { $0.resumed })
+        #expect(rig.log.all.filter { $0.hasPrefix("plans") || $0.hasPrefix("wifi") }.count == planned)
+        #expect(rig.platform.puts.withLock { $0.count } == 4, "no part uploaded twice")
+        #expect(rig.device.stored.withLock { $0.isEmpty } && rig.journals.isEmpty)
+    }
+
+    @Test func longPlansAreCutIntoSeveralMessages() {
+        let url = "http://127.0.0.1:8080/" + String(repeating: "x", count: 1_000)
+        let long = (1...20).map { id in
+            EarshotDevice.UploadPlan(
+                recording: UInt32(id), expiresAtMs: 1,
+                parts: (1...4).map { .init(number: UInt16($0), offset: 0, length: 1, url: url) })
+        }
+        let messages = DeviceSyncEngine.messages(long)
+        #expect(messages.flatMap { $0 }.map(\.recording) == long.map(\.recording))
+        #expect(messages.allSatisfy { $0.count <= EarshotDevice.UploadPlan.batchLimit })
+        #expect(messages.count == 3)  // 4 KB a plan: 7 fit in 32 KiB
+    }
+
     @Test func pauseStopsReadingUntilResumed() async throws {
         let rig = try Rig(recordings: [1: 3_000])
         let gate = PauseGate()

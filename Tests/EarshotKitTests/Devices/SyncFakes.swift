@@ -79,14 +79,41 @@ final class FakeDevice: SyncDevice {
             throw EarshotError(.device, "this device has no Wi-Fi link configured")
         }
         log.add("wifi \(plan.recording)")
+        try await put(plan, platform: platform, state: state)
+    }
+
+    /// Plans one `upload batch` takes (1: a protocol-version-1 device, which has no batch).
+    let batchLimit = Mutex(1)
+    /// A recording whose Wi-Fi upload fails (the device reports `upload failed`).
+    let failingUpload = Mutex<UInt32?>(nil)
+    /// PUT the parts but report nothing (the app died before the events came).
+    let silentUploads = Mutex(false)
+
+    var uploadBatchLimit: Int { batchLimit.withLock { $0 } }
+
+    func upload(batch: [EarshotDevice.UploadPlan]) async throws {
+        guard let (platform, state) = wifi.withLock({ $0 }), uploadBatchLimit > 1 else {
+            throw EarshotError(.device, "this device takes one Wi-Fi plan at a time")
+        }
+        log.add("wifi batch \(batch.map { String($0.recording) }.joined(separator: ","))")
+        for plan in batch { try await put(plan, platform: platform, state: state) }
+    }
+
+    private func put(_ plan: EarshotDevice.UploadPlan, platform: FakePlatform, state: WiFiUploads) async throws {
+        if failingUpload.withLock({ $0 }) == plan.recording {
+            state.failed(plan.recording, reason: "HTTP 403: the plan expired")
+            return
+        }
         let bytes = stored.withLock { $0[plan.recording] ?? [] }
         var etags: [UInt16: String] = [:]
         for part in plan.parts {
             let body = Data(bytes[Int(part.offset)..<Int(part.offset) + Int(part.length)])
             etags[part.number] = try await platform.put(body, to: part.url, part: Int(part.number))
-            state.progress(plan.recording, sent: part.offset + UInt64(part.length))
+            if !silentUploads.withLock({ $0 }) {
+                state.progress(plan.recording, sent: part.offset + UInt64(part.length))
+            }
         }
-        state.finished(plan.recording, etags: etags)
+        if !silentUploads.withLock({ $0 }) { state.finished(plan.recording, etags: etags) }
     }
 }
 
@@ -138,6 +165,13 @@ final class FakePlatform: SyncPlatform {
         -> EarshotAPI.UploadPlan
     {
         try await plan(size: size, filetype: filetype)
+    }
+
+    func wifiPlans(serial: String, _ recordings: [DeviceUploadPlanRequest]) async throws -> [EarshotAPI.UploadPlan] {
+        log.add("plans \(recordings.map { String($0.recordingID) }.joined(separator: ","))")
+        var plans: [EarshotAPI.UploadPlan] = []
+        for recording in recordings { plans.append(try await plan(size: recording.size, filetype: recording.codec)) }
+        return plans
     }
 
     func status(uploadID: String) async throws -> UploadStatus? {
