@@ -82,6 +82,45 @@ import Testing
         #expect(notAudio.stderr.hasPrefix("earshot live: "), "\(notAudio.stderr)")
     }
 
+    /// `--dialogue`: a Spanish turn on side 0 (espeak-ng) with sides es,en is printed with its side, translated into
+    /// English (Whisper's translate task: no language model needed) and spoken to side 1, and `--audio-out` keeps
+    /// that speech as a WAV the engine hears the translation in.
+    @Test(.enabled(if: ready && SpeechSynthesis.available, "needs the setup's models and espeak-ng (make setup)"))
+    func aDialogueTurnIsTranslatedAndSpokenToTheOtherSide() async throws {
+        let directory = try TestEnvironment.makeTemporaryDirectory("live-dialogue-cli")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spanish = directory.appendingPathComponent("es.wav")
+        try SpeechSynthesis.speak("Buenos días. Me llamo Juan y vivo en Madrid.", voice: "es", speed: 130, to: spanish)
+        let spoken = directory.appendingPathComponent("spoken")
+        let stack = try await ServeProcess.start(
+            partner: "Dialogue", dataDirectory: directory.appendingPathComponent("data").path)
+        defer { stack.stop() }
+        let token = try await stack.partnerToken()
+
+        let run = try await Program.earshot.run(
+            [
+                "live", "--dialogue", spanish.path, "--languages", "es,en", "--speed", "max", "--silence", "1200",
+                "--audio-out", spoken.path, "--server", stack.base,
+            ],
+            environment: ["EARSHOT_TOKEN": token], timeout: .seconds(900))
+        #expect(run.status == 0, "\(run)\n\(stack.child.diagnostics)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let finals = lines.filter { $0.hasPrefix("[0 es] [") }
+        #expect(!finals.isEmpty, "\(run.stdout)")
+        #expect(finals.joined().lowercased().contains("madrid"), "\(run.stdout)")
+        let translation = try #require(lines.first { $0.hasPrefix("  → en: ") }, "\(run.stdout)")
+        #expect(translation.lowercased().contains("madrid"), "\(translation)")
+        let speech = try #require(lines.first { $0.hasPrefix("  ♪ to 1 (en): ") }, "\(run.stdout)")
+        let file = try #require(speech.components(separatedBy: " → ").last, "\(speech)")
+        #expect(FileManager.default.fileExists(atPath: file), "\(speech)")
+        #expect(lines.last?.hasPrefix("record rec") == true, "\(run.stdout)")
+
+        // The spoken WAV is the English translation: the engine hears Madrid in it.
+        let heard = try await Program.earshot.run(["transcribe", file, "--language", "en"], timeout: .seconds(600))
+        #expect(heard.status == 0, "\(heard)")
+        #expect(heard.stdout.lowercased().contains("madrid"), "\(heard.stdout)")
+    }
+
     @Test func badArgumentsExit64WithTheReason() async throws {
         let file = TestEnvironment.jfk.path
         let cases: [([String], String)] = [
@@ -94,6 +133,12 @@ import Testing
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--speed", "fast"], "--speed must"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--timeout", "-1"], "--timeout must"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--silence", "5"], "--silence must"),
+            (["live", file, file, "--server", "http://127.0.0.1:1", "--token", "t"], "several turns with --dialogue"),
+            (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--languages", "en,es"], "--languages goes with --dialogue"),
+            (["live", "--dialogue", file, "--server", "http://127.0.0.1:1", "--token", "t"], "--dialogue needs --languages"),
+            (["live", "--dialogue", file, "--server", "http://127.0.0.1:1", "--token", "t", "--languages", "en"], "--languages takes two values"),
+            (["live", "--dialogue", file, "--server", "http://127.0.0.1:1", "--token", "t", "--languages", "en,es", "--mute", "2"], "--mute takes a side"),
+            (["live", "--dialogue", file, "--server", "http://127.0.0.1:1", "--token", "t", "--languages", "en,es", "--translate-to", "fr"], "not --language or --translate-to"),
         ]
         for (arguments, reason) in cases {
             let run = try await Program.earshot.run(

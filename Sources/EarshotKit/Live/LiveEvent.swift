@@ -33,6 +33,13 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
         case translationCompleted(itemID: String, language: String, translation: String)
         /// No trustworthy translation of the item; `error.code` says why (`translation_untrusted`, …).
         case translationFailed(itemID: String, language: String, error: LiveError)
+        /// A dialogue: more of an item's translation spoken to the listening side `channel` — PCM16 mono at the
+        /// session's output rate (``LiveSession/Settings/outputSampleRate``), about 0.5 s per event.
+        case audioDelta(itemID: String, channel: Int, audio: Data)
+        /// A dialogue: the item's translation was spoken in full to `channel` (`transcript` is what was said).
+        case audioDone(itemID: String, channel: Int, language: String, transcript: String, audioMs: Int)
+        /// A dialogue: the translation could not be spoken (the session goes on).
+        case audioFailed(itemID: String, channel: Int, error: LiveError)
         /// The server refused a client event (the session goes on), or refused the session (`RATE_LIMITED`).
         case error(LiveError)
         /// The connection ended: the close code and reason (1000 normal, 1001 server shutting down, 1008 a client that
@@ -61,12 +68,17 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
         switch kind {
         case .speechStarted(let item, _), .speechStopped(let item, _), .committed(let item, _),
             .transcriptionDelta(let item, _), .transcriptionCompleted(let item, _), .transcriptionFailed(let item, _),
-            .translationCompleted(let item, _, _), .translationFailed(let item, _, _):
+            .translationCompleted(let item, _, _), .translationFailed(let item, _, _), .audioDelta(let item, _, _),
+            .audioDone(let item, _, _, _, _), .audioFailed(let item, _, _):
             item
         default:
             nil
         }
     }
+
+    /// A dialogue's side the event is about (Earshot's `channel`: the speaker's for item and translation events, the
+    /// listener's for audio events); nil outside dialogues.
+    public var channel: Int? { field("channel", as: Int.self) }
 
     /// A top-level field of the message decoded as `T` (nil when absent or of another type): the way to read fields
     /// this SDK version does not model.
@@ -124,6 +136,17 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
         case "conversation.item.input_audio_translation.failed":
             return .translationFailed(
                 itemID: item, language: event.string("language") ?? "", error: LiveError(event.object("error")))
+        case "response.output_audio.delta", "response.audio.delta":
+            return .audioDelta(
+                itemID: item, channel: event.int("channel") ?? 0,
+                audio: Data(base64Encoded: event.string("delta") ?? "") ?? Data())
+        case "response.output_audio.done", "response.audio.done":
+            return .audioDone(
+                itemID: item, channel: event.int("channel") ?? 0, language: event.string("language") ?? "",
+                transcript: event.string("transcript") ?? "", audioMs: event.int("audio_ms") ?? 0)
+        case "response.output_audio.failed":
+            return .audioFailed(
+                itemID: item, channel: event.int("channel") ?? 0, error: LiveError(event.object("error")))
         case "error":
             return .error(LiveError(event.object("error")))
         default:

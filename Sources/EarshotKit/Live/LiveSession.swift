@@ -45,10 +45,17 @@ public final class LiveSession: Sendable {
         public var serverVAD: ServerVAD?
         /// The sample rate of the PCM16 you append: 24000 (the default, OpenAI's) or 16000.
         public var sampleRate: Int
+        /// A face-to-face dialogue instead of a transcription: the two sides (channel 0, then 1), each with its
+        /// language (which replaces ``language``; leave ``translateTo`` nil). Each utterance is translated into the
+        /// other side's language and spoken to it when it listens. Append with ``LiveSession/append(pcm16:channel:)``.
+        public var dialogue: [DialogueChannel]?
+        /// A dialogue's spoken translations: PCM16 at 24000 (the default) or 16000 Hz.
+        public var outputSampleRate: Int
 
         public init(
             model: String? = nil, language: String? = nil, prompt: String? = nil, translateTo: String? = nil,
-            serverVAD: ServerVAD? = ServerVAD(), sampleRate: Int = 24_000
+            serverVAD: ServerVAD? = ServerVAD(), sampleRate: Int = 24_000, dialogue: [DialogueChannel]? = nil,
+            outputSampleRate: Int = 24_000
         ) {
             self.model = model
             self.language = language
@@ -56,6 +63,24 @@ public final class LiveSession: Sendable {
             self.translateTo = translateTo
             self.serverVAD = serverVAD
             self.sampleRate = sampleRate
+            self.dialogue = dialogue
+            self.outputSampleRate = outputSampleRate
+        }
+    }
+
+    /// One side of a face-to-face dialogue (seed 000's `f2fChannel`).
+    public struct DialogueChannel: Sendable, Equatable {
+        /// What this side speaks (ISO 639-1): its utterances are decoded in it, the other side's translated into it.
+        public var language: String
+        /// The voice that speaks translations to this side (OpenAI's names: `alloy`, `nova`, …).
+        public var voice: String
+        /// Speak translations to this side (false: text only).
+        public var speak: Bool
+
+        public init(language: String, voice: String = "alloy", speak: Bool = true) {
+            self.language = language
+            self.voice = voice
+            self.speak = speak
         }
     }
 
@@ -116,6 +141,10 @@ public final class LiveSession: Sendable {
         var finals: Set<String> = []
         var completed: [String] = []
         var translated: Set<String> = []
+        /// A dialogue: items whose translation is being spoken (the `done`/`failed` audio event not yet in).
+        var speechDue: Set<String> = []
+        /// A dialogue's sides as sent (whose `speak` says which translations will be spoken).
+        var dialogue: [DialogueChannel]?
         var speaking = false
         /// Audio appended since the last `commit()` or `clear()` was sent (manual mode: what `finish` commits).
         var bytesSinceCommit = 0
@@ -131,8 +160,8 @@ public final class LiveSession: Sendable {
         /// Every committed item has its final (and its translation, when interpreting), and no commit is in flight.
         var settled: Bool {
             guard awaiting.isEmpty, committed.allSatisfy(finals.contains) else { return false }
-            guard info?.translateTo != nil else { return true }
-            return completed.allSatisfy(translated.contains)
+            guard info?.translateTo != nil || dialogue != nil else { return true }
+            return completed.allSatisfy(translated.contains) && speechDue.isEmpty
         }
     }
 
@@ -196,8 +225,9 @@ public final class LiveSession: Sendable {
     private static func open(
         baseURL: URL, token: String?, settings: Settings?, options: Options, session urlSession: URLSession
     ) async throws -> LiveSession {
-        let url = try realtimeURL(baseURL, store: options.store)
+        let url = try realtimeURL(baseURL, store: options.store, dialogue: settings?.dialogue != nil)
         let session = LiveSession(options: options)
+        session.state.withLock { $0.dialogue = settings?.dialogue }
         var headers: [String: String] = [:]
         if let token { headers["Authorization"] = "Bearer \(token)" }
         let transport = try await LiveTransports.open(
@@ -215,7 +245,7 @@ public final class LiveSession: Sendable {
         return session
     }
 
-    static func realtimeURL(_ baseURL: URL, store: Bool) throws -> URL {
+    static func realtimeURL(_ baseURL: URL, store: Bool, dialogue: Bool = false) throws -> URL {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard var components = URLComponents(string: base + APIPath.realtime) else {
@@ -226,7 +256,10 @@ public final class LiveSession: Sendable {
         case "https", "wss": components.scheme = "wss"
         default: throw EarshotError(.invalidArgument, "the server URL must be http(s): \(baseURL.absoluteString)")
         }
-        if !store { components.queryItems = [URLQueryItem(name: "store", value: "false")] }
+        var query: [URLQueryItem] = []
+        if dialogue { query.append(URLQueryItem(name: "intent", value: "dialogue")) }
+        if !store { query.append(URLQueryItem(name: "store", value: "false")) }
+        if !query.isEmpty { components.queryItems = query }
         guard let url = components.url else {
             throw EarshotError(.invalidArgument, "cannot form the live URL from \(baseURL.absoluteString)")
         }
@@ -323,8 +356,18 @@ public final class LiveSession: Sendable {
             state.completed.append(item)
         case .transcriptionFailed(let item, _):
             state.finals.insert(item)
-        case .translationCompleted(let item, _, _), .translationFailed(let item, _, _):
+        case .translationCompleted(let item, _, let translation):
             state.translated.insert(item)
+            // A dialogue speaks a translation to the other side when that side listens.
+            if let sides = state.dialogue, let channel = event.channel, sides.indices.contains(1 - channel),
+                sides[1 - channel].speak, !translation.trimmingCharacters(in: .whitespaces).isEmpty
+            {
+                state.speechDue.insert(item)
+            }
+        case .translationFailed(let item, _, _):
+            state.translated.insert(item)
+        case .audioDone(let item, _, _, _, _), .audioFailed(let item, _, _):
+            state.speechDue.remove(item)
         case .error(let error):
             if let eventID = error.eventID {
                 if eventID == state.updateEventID, !state.updated { state.startupError = error }
@@ -343,11 +386,19 @@ public final class LiveSession: Sendable {
     ///
     /// - Throws: ``EarshotError`` `network` when the connection is closed or the send fails.
     public func append(pcm16 audio: Data) async throws {
+        try await append(pcm16: audio, channel: nil)
+    }
+
+    /// Sends a dialogue side's audio (``Settings/dialogue``): `channel` 0 or 1, the side speaking. One side speaks
+    /// at a time: audio on the other side ends this side's turn.
+    public func append(pcm16 audio: Data, channel: Int?) async throws {
         var start = audio.startIndex
         while start < audio.endIndex {
             let end = audio.index(start, offsetBy: options.maxAppendBytes, limitedBy: audio.endIndex) ?? audio.endIndex
             let chunk = audio[start..<end]
-            try await send(["type": "input_audio_buffer.append", "audio": chunk.base64EncodedString()])
+            var event: [String: Any] = ["type": "input_audio_buffer.append", "audio": chunk.base64EncodedString()]
+            if let channel { event["channel"] = channel }
+            try await send(event)
             state.withLock { $0.bytesSinceCommit += chunk.count }
             start = end
         }
@@ -416,9 +467,23 @@ public final class LiveSession: Sendable {
             "format": ["type": "audio/pcm", "rate": settings.sampleRate] as [String: Any],
             "transcription": transcription, "turn_detection": turn,
         ]
+        guard let sides = settings.dialogue else {
+            return [
+                "type": "session.update", "event_id": eventID,
+                "session": ["type": "transcription", "audio": ["input": input]] as [String: Any],
+            ]
+        }
+        var dialogueInput = input
+        transcription["translate_to"] = nil
+        transcription["language"] = nil
+        dialogueInput["transcription"] = transcription
+        let output: [String: Any] = ["format": ["type": "audio/pcm", "rate": settings.outputSampleRate] as [String: Any]]
+        let channels: [[String: Any]] = sides.map { ["language": $0.language, "voice": $0.voice, "speak": $0.speak] }
         return [
             "type": "session.update", "event_id": eventID,
-            "session": ["type": "transcription", "audio": ["input": input]] as [String: Any],
+            "session": [
+                "type": "dialogue", "channels": channels, "audio": ["input": dialogueInput, "output": output],
+            ] as [String: Any],
         ]
     }
 

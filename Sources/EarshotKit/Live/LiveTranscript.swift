@@ -26,6 +26,15 @@ public struct LiveTranscript: Sendable, Equatable {
         public var translation: String?
         /// Why there is no translation, when it failed.
         public var translationFailure: LiveError?
+        /// A dialogue: the side that spoke it (0 or 1); nil outside dialogues.
+        public var channel: Int?
+        /// A dialogue: how long the spoken translation is, in ms of audio (once ``spoken``; the audio itself is in
+        /// the `audioDelta` events).
+        public var spokenMs: Int = 0
+        /// A dialogue: the translation was spoken in full (or could not be: ``speechFailure``).
+        public var spoken = false
+        /// Why the translation could not be spoken.
+        public var speechFailure: LiveError?
     }
 
     /// The items in the order the session made them.
@@ -46,6 +55,12 @@ public struct LiveTranscript: Sendable, Equatable {
     /// Applies one event; returns the item it changed, or nil when it changed none.
     @discardableResult
     public mutating func apply(_ event: LiveEvent) -> Item? {
+        if let channel = event.channel, let id = event.itemID {
+            switch event.kind {
+            case .audioDelta, .audioDone, .audioFailed: break  // the listener's channel
+            default: _ = change(id) { $0.channel = channel }
+            }
+        }
         switch event.kind {
         case .speechStarted(let id, let start):
             return change(id) { $0.startMs = start }
@@ -69,6 +84,16 @@ public struct LiveTranscript: Sendable, Equatable {
             return change(id) { $0.translation = translation }
         case .translationFailed(let id, _, let error):
             return change(id) { $0.translationFailure = error }
+        case .audioDone(let id, _, _, _, let milliseconds):
+            return change(id) { item in
+                item.spokenMs = milliseconds
+                item.spoken = true
+            }
+        case .audioFailed(let id, _, let error):
+            return change(id) { item in
+                item.spoken = true
+                item.speechFailure = error
+            }
         default:
             return nil
         }

@@ -24,6 +24,8 @@ enum LiveCommand: Command {
             (--translate-to) as '  → text'. At the end it waits for the last finals (--timeout), closes the session \
             and prints 'record <id>': the session is a record on the server. --json prints every server event as \
             one JSON line instead. Exits 1 when the server refuses the session, an item fails or finals are missing.
+
+            --dialogue makes it a face-to-face dialogue (GET /v1/realtime?intent=dialogue): the files are turns,             spoken alternately by side 0 and side 1 (FILE on 0, the next on 1, the next on 0 …), --languages             names each side's language (en,es). Each final is printed with its side and language, its translation             into the other side's language as '  → es: text', and the translation spoken to the other side as             '  ♪ to 1 (es): 3.4 s'; --audio-out DIR keeps that speech as WAV files (NN-to-SIDE.wav).
             """,
         options: RecordsCommandSupport.options + [
             .init("speed", valueName: "N|max", help: "Stream N times faster than real time, or 'max' (default 1)."),
@@ -33,35 +35,52 @@ enum LiveCommand: Command {
             .init("translate-to", valueName: "LANG", help: "Also translate each final into LANG (ISO 639-1)."),
             .init("silence", valueName: "MS", help: "Server VAD: the pause that ends a turn (default 500)."),
             .init("timeout", valueName: "SECONDS", help: "Wait at most this long for the last finals (default 300)."),
+            .init("languages", valueName: "A,B", help: "--dialogue: side 0's and side 1's languages (ISO 639-1)."),
+            .init("voices", valueName: "A,B", help: "--dialogue: the voices speaking to side 0 and 1 (default alloy,nova)."),
+            .init("mute", valueName: "SIDE", help: "--dialogue: do not speak translations to this side (0 or 1)."),
+            .init("audio-out", valueName: "DIR", help: "--dialogue: write the spoken translations there as WAV files."),
         ],
         flags: [
             .init("manual", help: "No server VAD: commit the whole file as one item at the end."),
             .init("json", help: "Print the server's events as JSON lines."),
+            .init("dialogue", help: "A face-to-face dialogue: the files are turns of side 0 and side 1 in turn."),
         ],
-        positionals: [.init("FILE", help: "The audio file to stream.")])
+        positionals: [
+            .init("FILE", help: "The audio file to stream."),
+            .init("MORE", help: "--dialogue: the next turns' files.", optional: true, variadic: true),
+        ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let plan = try Plan(arguments)
-        let audio = try await pcm24(plan.file)
+        var turns: [Data] = []
+        for file in plan.files { turns.append(try await pcm24(file)) }
         let client = EarshotClient(configuration: .init(baseURL: plan.server, token: plan.token))
         let session = try await LiveSession.connect(client: client, settings: plan.settings)
-        let printer = LivePrinter(json: plan.json, terminal: isatty(1) != 0)
+        let printer = LivePrinter(
+            json: plan.json, terminal: isatty(1) != 0, dialogue: plan.settings.dialogue, audioOut: plan.audioOut,
+            outputRate: plan.settings.outputSampleRate)
         let bytesPerChunk = 24_000 * 2 / 10
         let outcome = try await withThrowingTaskGroup(of: LivePrinter.Outcome?.self) { group in
             group.addTask { await printer.print(session.events) }
             group.addTask {
                 let start = Date()
-                var offset = 0
+                var sent = 0
                 var chunk = 0
-                while offset < audio.count {
-                    let end = min(audio.count, offset + bytesPerChunk)
-                    try await session.append(pcm16: audio.subdata(in: offset..<end))
-                    offset = end
-                    printer.audioSent(ms: offset / 48)
-                    chunk += 1
-                    if let speed = plan.speed {
-                        let due = Double(chunk) * 0.1 / speed - Date().timeIntervalSince(start)
-                        if due > 0 { try await Task.sleep(nanoseconds: UInt64(due * 1e9)) }
+                for (turn, audio) in turns.enumerated() {
+                    // A dialogue's turns alternate sides; a transcription has one file and no channel.
+                    let channel = plan.settings.dialogue == nil ? nil : turn % 2
+                    var offset = 0
+                    while offset < audio.count {
+                        let end = min(audio.count, offset + bytesPerChunk)
+                        try await session.append(pcm16: audio.subdata(in: offset..<end), channel: channel)
+                        sent += end - offset
+                        offset = end
+                        printer.audioSent(ms: sent / 48)
+                        chunk += 1
+                        if let speed = plan.speed {
+                            let due = Double(chunk) * 0.1 / speed - Date().timeIntervalSince(start)
+                            if due > 0 { try await Task.sleep(nanoseconds: UInt64(due * 1e9)) }
+                        }
                     }
                 }
                 let settled = await session.finish(timeout: plan.timeout)
@@ -100,7 +119,8 @@ enum LiveCommand: Command {
     }
 
     struct Plan {
-        var file: String
+        var files: [String]
+        var audioOut: URL?
         var server: URL
         var token: String
         var speed: Double?
@@ -110,13 +130,17 @@ enum LiveCommand: Command {
 
         init(_ arguments: ParsedArguments) throws {
             let command = LiveCommand.spec.name
-            guard let file = arguments.positionals.first else {
+            guard !arguments.positionals.isEmpty else {
                 throw ArgumentError(command: command, "FILE is required")
             }
-            guard FileManager.default.fileExists(atPath: file) else {
+            let dialogue = arguments.flag("dialogue")
+            guard dialogue || arguments.positionals.count == 1 else {
+                throw ArgumentError(command: command, "one FILE, or several turns with --dialogue")
+            }
+            for file in arguments.positionals where !FileManager.default.fileExists(atPath: file) {
                 throw ArgumentError(command: command, "no such file: \(file)")
             }
-            self.file = file
+            files = arguments.positionals
             let environment = ProcessInfo.processInfo.environment
             guard let server = arguments.value("server") ?? environment["EARSHOT_SERVER"],
                 let base = URL(string: server), base.scheme == "http" || base.scheme == "https"
@@ -155,6 +179,50 @@ enum LiveCommand: Command {
                 model: arguments.value("model"), language: arguments.value("language"),
                 prompt: arguments.value("prompt"), translateTo: arguments.value("translate-to"),
                 serverVAD: arguments.flag("manual") ? nil : vad, sampleRate: 24_000)
+            let dialogueOnly = ["languages", "voices", "mute", "audio-out"].filter { arguments.value($0) != nil }
+            guard dialogue else {
+                if let option = dialogueOnly.first {
+                    throw ArgumentError(command: command, "--\(option) goes with --dialogue")
+                }
+                return
+            }
+            settings.dialogue = try Self.sides(arguments, command: command)
+            if let directory = arguments.value("audio-out") {
+                audioOut = URL(fileURLWithPath: directory, isDirectory: true)
+                try FileManager.default.createDirectory(at: audioOut!, withIntermediateDirectories: true)
+            }
+        }
+
+        /// `--languages A,B`, `--voices A,B` and `--mute SIDE` as the dialogue's two sides.
+        static func sides(_ arguments: ParsedArguments, command: String) throws -> [LiveSession.DialogueChannel] {
+            if arguments.value("language") != nil || arguments.value("translate-to") != nil {
+                throw ArgumentError(
+                    command: command, "--dialogue takes each side's language from --languages, not --language or "
+                        + "--translate-to")
+            }
+            func pair(_ option: String, _ fallback: [String]?) throws -> [String] {
+                guard let value = arguments.value(option) else {
+                    guard let fallback else { throw ArgumentError(command: command, "--dialogue needs --\(option) A,B") }
+                    return fallback
+                }
+                let parts = value.split(separator: ",", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces).lowercased()
+                }
+                guard parts.count == 2, !parts.contains(where: \.isEmpty) else {
+                    throw ArgumentError(command: command, "--\(option) takes two values, side 0's and side 1's: A,B")
+                }
+                return parts
+            }
+            let languages = try pair("languages", nil)
+            let voices = try pair("voices", ["alloy", "nova"])
+            var muted: Int?
+            if let value = arguments.value("mute") {
+                guard let side = Int(value), side == 0 || side == 1 else {
+                    throw ArgumentError(command: command, "--mute takes a side: 0 or 1, not '\(value)'")
+                }
+                muted = side
+            }
+            return (0..<2).map { LiveSession.DialogueChannel(language: languages[$0], voice: voices[$0], speak: muted != $0) }
         }
     }
 }
@@ -167,12 +235,24 @@ final class LivePrinter: Sendable {
 
     let json: Bool
     let terminal: Bool
+    /// A dialogue's sides (finals are printed with their side and language).
+    let dialogue: [LiveSession.DialogueChannel]?
+    /// Where a dialogue's spoken translations are written as WAV files.
+    let audioOut: URL?
+    /// The rate of a dialogue's spoken PCM16.
+    let outputRate: Int
     /// Audio sent so far, in ms (the end of a manual item).
     private let sentMs = Mutex(0)
 
-    init(json: Bool, terminal: Bool) {
+    init(
+        json: Bool, terminal: Bool, dialogue: [LiveSession.DialogueChannel]? = nil, audioOut: URL? = nil,
+        outputRate: Int = 24_000
+    ) {
         self.json = json
         self.terminal = terminal
+        self.dialogue = dialogue
+        self.audioOut = audioOut
+        self.outputRate = outputRate
     }
 
     func audioSent(ms: Int) {
@@ -187,6 +267,8 @@ final class LivePrinter: Sendable {
         var committedSpan: [String: (start: Int, end: Int)] = [:]
         var lastEnd = 0
         var finalsWritten: Set<String> = []
+        var speech: [String: [UInt8]] = [:]
+        var spokenCount = 0
         for await event in events {
             defer { fflush(nil) }  // a line at a time, also into a pipe
             if json {
@@ -217,6 +299,11 @@ final class LivePrinter: Sendable {
             case .translationFailed(_, let language, let error):
                 clear(&partialShown)
                 writeError("earshot live: no translation into \(language): \(error)")
+            case .audioDelta(let id, _, let audio):
+                speech[id, default: []] += audio
+            case .audioFailed(_, let channel, let error):
+                clear(&partialShown)
+                writeError("earshot live: the translation could not be spoken to side \(channel): \(error)")
             case .closed(let code, let reason) where code != 1000:
                 clear(&partialShown)
                 writeError("earshot live: the server closed the session: \(code) \(reason)")
@@ -242,10 +329,31 @@ final class LivePrinter: Sendable {
                 finalsWritten.insert(item.id)
                 let start = item.startMs ?? committedSpan[item.id]?.start ?? 0
                 let end = item.endMs ?? committedSpan[item.id]?.end ?? sentMs.withLock { $0 }
-                Swift.print("[\(Self.clock(start)) → \(Self.clock(end))] \(item.text)")
-            case .translationCompleted:
+                let side = item.channel.flatMap { channel in
+                    dialogue.map { "[\(channel) \($0[channel].language)] " }
+                } ?? ""
+                Swift.print("\(side)[\(Self.clock(start)) → \(Self.clock(end))] \(item.text)")
+            case .translationCompleted(_, let language, _):
                 clear(&partialShown)
-                Swift.print("  → \(item.translation ?? "")")
+                Swift.print("  → " + (dialogue == nil ? "" : "\(language): ") + (item.translation ?? ""))
+            case .audioDone(let id, let channel, let language, _, let milliseconds):
+                clear(&partialShown)
+                spokenCount += 1
+                var line = "  ♪ to \(channel) (\(language)): " + String(format: "%.1f s", Double(milliseconds) / 1000)
+                if let audioOut, let bytes = speech.removeValue(forKey: id) {
+                    let file = audioOut.appendingPathComponent(String(format: "%02d-to-%d.wav", spokenCount, channel))
+                    do {
+                        let writer = try WAVWriter(url: file, sampleRate: outputRate)
+                        try writer.write(pcm16: bytes)
+                        try writer.close()
+                        line += " → \(file.path)"
+                    } catch {
+                        writeError("earshot live: cannot write \(file.path): \(error)")
+                        ok = false
+                    }
+                }
+                speech[id] = nil
+                Swift.print(line)
             default:
                 break
             }
