@@ -118,6 +118,7 @@ public struct RealtimeTranscriptionSession: Sendable {
             }
             group.addTask {
                 for await utterance in finals {
+                    defer { finalsDue.end() }
                     do {
                         let recognition =
                             try await recognizer.transcribe(
@@ -146,6 +147,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                 out.finish()
             }
             let partialRunning = Flag()
+            let finalsDue = Counter()
             var state = SessionState(
                 configuration: configuration, detector: detector, recorder: recorder, translator: translator,
                 speaker: speaker)
@@ -157,9 +159,11 @@ public struct RealtimeTranscriptionSession: Sendable {
                     case .emit(let event):
                         out.yield(event)
                     case .commit(let utterance):
+                        finalsDue.begin()
                         finalQueue.yield(utterance)
                     case .partial(let utterance):
-                        guard partialRunning.begin() else { break }
+                        // Finals first: no preview while a committed item of this session waits for its text.
+                        guard finalsDue.isZero, partialRunning.begin() else { break }
                         group.addTask {
                             defer { partialRunning.end() }
                             guard
@@ -272,6 +276,14 @@ public struct RealtimeTranscriptionSession: Sendable {
             }
         }
         func end() { running.withLock { $0 = false } }
+    }
+
+    /// Committed items whose final decode has not finished.
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        func begin() { count.withLock { $0 += 1 } }
+        func end() { count.withLock { $0 -= 1 } }
+        var isZero: Bool { count.withLock { $0 == 0 } }
     }
 
     /// A committed (or growing) turn to decode.

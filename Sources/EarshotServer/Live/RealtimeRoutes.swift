@@ -208,8 +208,8 @@ struct EngineRecognizer: LiveRecognizer {
         options.wordTimestamps = !partial
         let (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
         if partial {
-            // A preview: only when a slot is free right now, never queued behind final decodes.
-            guard let start = await admission.enterIfFree() else { return nil }
+            // A preview: only when the engine is idle right now, never queued behind or running beside other decodes.
+            guard let start = await admission.enterIfIdle() else { return nil }
             do {
                 let transcript = try await engine.transcript(of: samples, options: tierOptions)
                 await admission.leave(since: start)

@@ -46,10 +46,12 @@ actor DecodeAdmission {
         return ContinuousClock.now
     }
 
-    /// Takes a slot only if one is free now (nobody waits): for work that is worth doing only without delay (a live
-    /// session's partial text). Pair it with ``leave(since:)``.
-    func enterIfFree() -> ContinuousClock.Instant? {
-        guard inUse < configuration.slots, waiters.isEmpty else { return nil }
+    /// Takes a slot only if the engine is idle now (no decode running, nobody waiting): for work that is worth doing
+    /// only without delay and must not slow anything else down (a live session's partial text: beside another decode
+    /// on a small machine, both would run at half speed and the final text would come later). Pair it with
+    /// ``leave(since:)``.
+    func enterIfIdle() -> ContinuousClock.Instant? {
+        guard inUse == 0, waiters.isEmpty else { return nil }
         inUse += 1
         return ContinuousClock.now
     }
