@@ -59,7 +59,13 @@ extension DeviceRegistry {
                     + "\(device.serial) has \(sha256): the upload is not the recording, so nothing was stored and "
                     + "the device must not free it; read it from the device and upload it again")
         }
-        let (envelope, durationMs) = try await records.measure(blobKey: file.blobKey, file.id)
+        // A recording to be transcribed is measured by its transcription, which decodes it anyway (the record's
+        // waveform appears with the transcript; until then its duration is the device's). Decoding it here too cost
+        // more than the rest of a Wi-Fi handover (docs/devices.md).
+        let (envelope, durationMs): ([UInt8]?, Int) =
+            device.autoTranscribe
+            ? (nil, Int(clamping: request.durationMs))
+            : try await records.measure(blobKey: file.blobKey, file.id)
         let at = now()
         let (queue, maxAttempts) = (records.tasks.queue, records.tasks.maxAttempts)
         let (transcribe, summarize) = (device.autoTranscribe, device.autoTranscribe && device.autoSummarize)
