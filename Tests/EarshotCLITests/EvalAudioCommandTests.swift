@@ -159,13 +159,14 @@ import Testing
         let final = try #require(live["final"] as? [String: Any])
         let p50 = try #require(final["p50"] as? Double)
         let p95 = try #require(final["p95"] as? Double)
-        // A final needs a decode after the turn's end: later than the end, and (generous for a loaded machine)
-        // within a minute.
-        #expect(p50 > 0 && p50 <= p95 && p95 < 60, "final p50 \(p50) p95 \(p95)")
+        // A final needs a decode after the turn's end: later than the end, and within the replay (its wall time,
+        // audio and decodes of all three files: a bound that holds on a loaded machine, where finals queue).
+        let elapsed = try #require((object?["timing"] as? [String: Any])?["elapsedSeconds"] as? Double)
+        #expect(p50 > 0 && p50 <= p95 && p95 < elapsed, "final p50 \(p50) p95 \(p95), replay \(elapsed) s")
         for utterance in utterances {
             let seconds = try #require(utterance["finalSeconds"] as? Double)
-            #expect(seconds > 0 && seconds < 120)
-            if let partial = utterance["firstPartialSeconds"] as? Double { #expect(partial > 0 && partial < 120) }
+            #expect(seconds > 0 && seconds < elapsed)
+            if let partial = utterance["firstPartialSeconds"] as? Double { #expect(partial > 0 && partial < elapsed) }
         }
 
         let html = try String(contentsOfFile: report, encoding: .utf8)

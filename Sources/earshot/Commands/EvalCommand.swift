@@ -35,9 +35,11 @@ enum EvalCommand: Command {
             .init("language", valueName: "CODE", help: "Spoken language and normalisation rules (default en)."),
             .init("server", valueName: "URL", help: "Transcribe through a running Earshot server (with --token)."),
             .init("token", valueName: "TOKEN", help: "Partner access token for --server."),
-            .init("live", help: "Also replay the files through the live path; report streamed vs offline WER."),
             .init("speed", valueName: "N", help: "With --live: replay N times faster than real time (default 1)."),
-        ] + EvalOutput.options)
+        ] + EvalOutput.options,
+        flags: [
+            .init("live", help: "Also replay the files through the live path; report streamed vs offline WER.")
+        ])
 
     /// Recognition through the production file pipeline.
     struct LocalRecognizer: Recognizer {
