@@ -15,7 +15,7 @@ SWIFT_FLAGS := -Xlinker -rpath -Xlinker $(WHISPER_PREFIX)/lib
 # speaks when it does something.
 SETUP_FLAGS ?= $(if $(filter setup,$(MAKECMDGOALS)),,--quiet)
 
-.PHONY: run test test-suites test-hosts setup setup-base setup-check models build release install fuzz fault fault-device soak bench-device bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers bench-scale
+.PHONY: run test test-suites test-hosts setup setup-base setup-check models build release install fuzz fault fault-device soak bench-device bench-http bench-eval bench-diar bench-asr bench-api bench-notes bench-records bench-accounts bench-numbers bench-scale bench-live
 
 ## Install what is missing (idempotent; cached under $(EARSHOT_HOME)).
 setup: setup-base
@@ -171,3 +171,11 @@ bench-scale: release
 
 bench-accounts: release
 	$(EARSHOT_HOME)/venv/bin/python Benchmarks/accounts/run
+
+## Live benchmark: /v1/realtime vs WhisperLive (faster-whisper backend, same Whisper base weights) on the CI clips
+## streamed at real-time pace: word end → first partial and → final (p50/p95), utterance end → final, erasure,
+## streamed vs offline WER, concurrent real-time sessions (Benchmarks/live/run).
+bench-live: release
+	@EARSHOT_QUIET=1 scripts/setup-models .build/release/earshot
+	Benchmarks/live/setup-peers
+	$(EARSHOT_HOME)/venv/bin/python Benchmarks/live/run

@@ -100,8 +100,8 @@ targets += [
     .executableTarget(
         name: "earshot",
         dependencies: [
-            "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotModels", "EarshotSpeech", "EarshotKit",
-            "EarshotAudio", "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts",
+            "EarshotCore", "EarshotAPI", "EarshotServer", "EarshotEval", "EarshotLive", "EarshotModels", "EarshotSpeech",
+            "EarshotKit", "EarshotAudio", "EarshotDiarization", "EarshotStore", "EarshotPostgres", "EarshotAccounts",
             "EarshotRecorder",
         ]),
     // Seed 001's "your backend": user tokens, transcription submit/relay, signed webhooks (EarshotKit + EarshotHTTP).

@@ -122,4 +122,79 @@ import Testing
         #expect(extra.status == 1, "\(extra)")
         #expect(extra.stderr.contains("no partner file in \(root.path)/a for: call"), "\(extra.stderr)")
     }
+
+    /// `--live`: the clips replayed through the in-process live session at 8× real time; the report holds the
+    /// streamed and the offline WER of the same files and the latencies, and they are sane.
+    @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
+    func liveReplayReportsStreamedNextToOfflineWERWithLatencies() async throws {
+        let root = try makeSet()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let report = root.appendingPathComponent("live.html").path
+        let json = root.appendingPathComponent("live.json").path
+        let result = try await Program.earshot.run(
+            [
+                "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--live", "--speed", "8",
+                "--report", report, "--json", json,
+            ], timeout: .seconds(600))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("jfk  WER "))
+        #expect(result.stdout.contains("(offline 0.0000)"), "\(result.stdout)")
+        #expect(result.stdout.contains("live  streamed WER "))
+        #expect(result.stdout.contains("live  speech end -> final  p50 "), "\(result.stdout)")
+
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        let live = try #require(object?["live"] as? [String: Any])
+        let streamed = try #require(live["streamedWordErrorRate"] as? Double)
+        let offline = try #require(live["offlineWordErrorRate"] as? Double)
+        #expect(offline < 0.2)
+        // The streamed finals decode each turn on its own: close to the offline text of the same clips.
+        #expect(streamed < offline + 0.15, "streamed \(streamed), offline \(offline)")
+        #expect(streamed == object?["wordErrorRate"] as? Double)
+        #expect((live["documents"] as? [Any])?.count == 3)
+        #expect(live["speed"] as? Double == 8)
+        // JFK's pauses and the two LibriVox sentences: at least one utterance per file.
+        let utterances = try #require(live["utterances"] as? [[String: Any]])
+        #expect(utterances.count >= 3)
+        let final = try #require(live["final"] as? [String: Any])
+        let p50 = try #require(final["p50"] as? Double)
+        let p95 = try #require(final["p95"] as? Double)
+        // A final needs a decode after the turn's end: later than the end, and within the replay (its wall time,
+        // audio and decodes of all three files: a bound that holds on a loaded machine, where finals queue).
+        let elapsed = try #require((object?["timing"] as? [String: Any])?["elapsedSeconds"] as? Double)
+        #expect(p50 > 0 && p50 <= p95 && p95 < elapsed, "final p50 \(p50) p95 \(p95), replay \(elapsed) s")
+        for utterance in utterances {
+            let seconds = try #require(utterance["finalSeconds"] as? Double)
+            #expect(seconds > 0 && seconds < elapsed)
+            if let partial = utterance["firstPartialSeconds"] as? Double { #expect(partial > 0 && partial < elapsed) }
+        }
+
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(html.contains("<section id=\"live\">"))
+        #expect(html.contains("id=\"kpi-offline-wer\""))
+        #expect(html.contains("id=\"kpi-final-p95\""))
+        #expect(html.contains("8.0× real time"))
+        #expect(html.contains("Earshot live perfusion report"))
+    }
+
+    @Test func liveOptionsAreCheckedBeforeAnythingRuns() async throws {
+        let speed = try await Program.earshot.run(
+            ["eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--live", "--speed", "0"])
+        #expect(speed.status == 64, "\(speed)")
+        #expect(speed.stderr.contains("--speed must be a number from 0.5 to 100, not '0'"), "\(speed.stderr)")
+        let word = try await Program.earshot.run(
+            ["eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--live", "--speed", "fast"])
+        #expect(word.status == 64, "\(word)")
+        let alone = try await Program.earshot.run(
+            ["eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--speed", "4"])
+        #expect(alone.status == 64, "\(alone)")
+        #expect(alone.stderr.contains("--speed paces the --live replay; add --live"), "\(alone.stderr)")
+        let server = try await Program.earshot.run(
+            [
+                "eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--live", "--server",
+                "http://127.0.0.1:9", "--token", "t",
+            ])
+        #expect(server.status == 64, "\(server)")
+        #expect(server.stderr.contains("it takes neither --server nor --rttm"), "\(server.stderr)")
+    }
 }

@@ -33,6 +33,9 @@ public struct EvaluationResult: Sendable, Hashable, Codable {
     public var diarization: DiarizationScore?
     /// cpWER, when the reference and the hypothesis carry speakers.
     public var permutationWER: PermutationScorer.Score?
+    /// Streamed vs offline WER and latencies, when the files were replayed through the live path
+    /// (`earshot eval --live`); nil otherwise.
+    public var live: LiveFigures?
 
     /// Creates a result from totals; rates are derived from the counts.
     public init(

@@ -1,8 +1,8 @@
 /// The single-file HTML report of an ``EvaluationResult``.
 ///
 /// Self-contained (inline CSS and SVG, no script, no external resource), light and dark mode through
-/// `prefers-color-scheme`, readable on a phone. Sections, each with an `id`: `kpis`, `composition`,
-/// `conditions`, `speakers` (when scored), `sentences`, `diff`, `normalized`, `method`. Every piece of text
+/// `prefers-color-scheme`, readable on a phone. Sections, each with an `id`: `kpis`, `live` (a live replay),
+/// `composition`, `conditions`, `speakers` (when scored), `sentences`, `diff`, `normalized`, `method`. Every piece of text
 /// that comes from the inputs is HTML-escaped, so a transcript containing `<script>` shows as text.
 public struct HTMLReport: Sendable {
     /// The result to render.
@@ -32,6 +32,7 @@ public struct HTMLReport: Sendable {
 
             """
         html += kpiSection()
+        html += liveSection()
         html += compositionSection()
         html += conditionsSection()
         html += speakerSection()
