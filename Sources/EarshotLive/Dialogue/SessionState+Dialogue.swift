@@ -57,12 +57,7 @@ extension SessionState {
                         ], channel: activeChannel)))
             actions += commitTurn(item: item, from: max(0, start - padding), to: buffer.count)
         }
-        bufferStart += buffer.count
-        buffer = []
-        turns?.reset()
-        itemID = nil
-        detectedUpTo = 0
-        partialUpTo = 0
+        dropBuffer()
         return actions
     }
 

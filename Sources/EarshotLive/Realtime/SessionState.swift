@@ -174,12 +174,7 @@ struct SessionState {
             case "input_audio_buffer.commit":
                 return try commit(event)
             case "input_audio_buffer.clear":
-                bufferStart += buffer.count
-                buffer = []
-                turns?.reset()
-                itemID = nil
-                detectedUpTo = 0
-                partialUpTo = 0
+                dropBuffer()
                 return [.emit(RealtimeEvents.event("input_audio_buffer.cleared", channel: activeChannel))]
             default:
                 throw RealtimeError(
@@ -498,6 +493,16 @@ struct SessionState {
     }
 
     /// `input_audio_buffer.commit`: the whole buffer becomes an item.
+    /// Forgets the uncommitted audio (cleared, or the rest of a dialogue side's turn), keeping the session's clock.
+    mutating func dropBuffer() {
+        bufferStart += buffer.count
+        buffer = []
+        turns?.reset()
+        itemID = nil
+        detectedUpTo = 0
+        partialUpTo = 0
+    }
+
     private mutating func commit(_ event: JSONValue) throws -> [Action] {
         if isDialogue, let channel = try channel(of: event, required: false), let active = activeChannel,
             channel != active, !buffer.isEmpty

@@ -25,7 +25,11 @@ enum LiveCommand: Command {
             and prints 'record <id>': the session is a record on the server. --json prints every server event as \
             one JSON line instead. Exits 1 when the server refuses the session, an item fails or finals are missing.
 
-            --dialogue makes it a face-to-face dialogue (GET /v1/realtime?intent=dialogue): the files are turns,             spoken alternately by side 0 and side 1 (FILE on 0, the next on 1, the next on 0 …), --languages             names each side's language (en,es). Each final is printed with its side and language, its translation             into the other side's language as '  → es: text', and the translation spoken to the other side as             '  ♪ to 1 (es): 3.4 s'; --audio-out DIR keeps that speech as WAV files (NN-to-SIDE.wav).
+            --dialogue makes it a face-to-face dialogue (GET /v1/realtime?intent=dialogue): the files are turns, \
+            spoken alternately by side 0 and side 1 (FILE on 0, the next on 1, the next on 0 …), --languages \
+            names each side's language (en,es). Each final is printed with its side and language, its translation \
+            into the other side's language as '→ es: text', and the translation spoken to the other side as \
+            '♪ to 1 (es): 3.4 s'; --audio-out DIR keeps that speech as WAV files (NN-to-SIDE.wav).
             """,
         options: RecordsCommandSupport.options + [
             .init("speed", valueName: "N|max", help: "Stream N times faster than real time, or 'max' (default 1)."),
