@@ -107,18 +107,26 @@ import Testing
         let lines = run.stdout.split(separator: "\n").map(String.init)
         let finals = lines.filter { $0.hasPrefix("[0 es] [") }
         #expect(!finals.isEmpty, "\(run.stdout)")
-        #expect(finals.joined().lowercased().contains("madrid"), "\(run.stdout)")
-        let translation = try #require(lines.first { $0.hasPrefix("  → en: ") }, "\(run.stdout)")
-        #expect(translation.lowercased().contains("madrid"), "\(translation)")
+        #expect(finals.joined().lowercased().contains("buenos"), "\(run.stdout)")
+        let translationLine = try #require(lines.first { $0.hasPrefix("  → en: ") }, "\(run.stdout)")
+        let translation = String(translationLine.dropFirst("  → en: ".count))
+        #expect(Self.words(translation).count >= 3, "\(translationLine)")
         let speech = try #require(lines.first { $0.hasPrefix("  ♪ to 1 (en): ") }, "\(run.stdout)")
         let file = try #require(speech.components(separatedBy: " → ").last, "\(speech)")
         #expect(FileManager.default.fileExists(atPath: file), "\(speech)")
         #expect(lines.last?.hasPrefix("record rec") == true, "\(run.stdout)")
 
-        // The spoken WAV is the English translation: the engine hears Madrid in it.
+        // The spoken WAV says the translation: the engine hears most of its words in it.
         let heard = try await Program.earshot.run(["transcribe", file, "--language", "en"], timeout: .seconds(600))
         #expect(heard.status == 0, "\(heard)")
-        #expect(heard.stdout.lowercased().contains("madrid"), "\(heard.stdout)")
+        let said = Self.words(translation)
+        let recall = Double(said.intersection(Self.words(heard.stdout)).count) / Double(max(1, said.count))
+        #expect(recall >= 0.6, "said \(translation), heard \(heard.stdout)")
+    }
+
+    /// Lowercased words without punctuation.
+    static func words(_ text: String) -> Set<String> {
+        Set(text.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init))
     }
 
     @Test func badArgumentsExit64WithTheReason() async throws {

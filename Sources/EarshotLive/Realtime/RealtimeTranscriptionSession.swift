@@ -105,6 +105,7 @@ public struct RealtimeTranscriptionSession: Sendable {
         let (finals, finalQueue) = AsyncStream<Utterance>.makeStream()
         let (translations, translationQueue) = AsyncStream<(Utterance, Recognition)>.makeStream()
         let texts = Transcripts(out: out, recorder: recorder)
+        let finalsDue = Counter()
         let recognizer = self.recognizer
         let translator = self.translator
         let speaker = self.speaker
@@ -147,7 +148,6 @@ public struct RealtimeTranscriptionSession: Sendable {
                 out.finish()
             }
             let partialRunning = Flag()
-            let finalsDue = Counter()
             var state = SessionState(
                 configuration: configuration, detector: detector, recorder: recorder, translator: translator,
                 speaker: speaker)

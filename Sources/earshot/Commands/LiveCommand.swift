@@ -56,8 +56,9 @@ enum LiveCommand: Command {
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let plan = try Plan(arguments)
-        var turns: [Data] = []
-        for file in plan.files { turns.append(try await pcm24(file)) }
+        var decoded: [Data] = []
+        for file in plan.files { decoded.append(try await pcm24(file)) }
+        let turns = decoded
         let client = EarshotClient(configuration: .init(baseURL: plan.server, token: plan.token))
         let session = try await LiveSession.connect(client: client, settings: plan.settings)
         let printer = LivePrinter(
