@@ -53,13 +53,14 @@ run: release
 	.build/release/earshot serve
 
 # Suites whose assertions involve wall-clock bounds (socket timeouts, grace periods, webhook and token expiry, the
-# speech synthesiser's child-process time limits). They
+# speech synthesiser's child-process time limits, a language-model provider's timeout, the device sync's reply and
+# stall timeouts). They
 # run first, on their own, so the CPU-heavy suites (decoding, diarization, the language model) cannot starve them on
 # a 2-core machine; everything else runs after them in parallel.
 # Suites in the parallel phase wait their turn at the shared test gates (one in-process platform server at a time,
 # one decoding suite at a time), so a suite's `.timeLimit` there is a guard against hangs (30 minutes), never a
 # timing check.
-TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests
+TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests|ProviderErrorTests|DeviceLinkSyncTests|DeviceSyncEngineTests
 
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS;
 ## check-docs: docs/architecture.md's module graph and tables and README's module table agree with Package.swift).

@@ -28,12 +28,12 @@ import Testing
 
         func engine(
             window: UInt32 = 256, wifi: DeviceManager.WiFiPolicy = .never, gate: PauseGate = PauseGate(),
-            wifiState: WiFiUploads = WiFiUploads()
+            wifiState: WiFiUploads = WiFiUploads(), wifiStallSeconds: Double = 5
         ) -> (DeviceSyncEngine, AsyncStream<DeviceSyncEvent>) {
             var options = DeviceSyncEngine.Options(stateDirectory: state)
             options.window = window
             options.wifi = wifi
-            options.wifiStallSeconds = 5
+            options.wifiStallSeconds = wifiStallSeconds
             let (events, continuation) = AsyncStream.makeStream(of: DeviceSyncEvent.self)
             return (
                 DeviceSyncEngine(
@@ -229,8 +229,10 @@ import Testing
         rig.device.wifi.withLock { $0 = (rig.platform, wifi) }
         rig.device.batchLimit.withLock { $0 = 16 }
         rig.device.silentUploads.withLock { $0 = true }
-        // The device uploads every part, but the app is killed before it hears so.
-        let first = Task { try await rig.engine(wifi: .always, wifiState: wifi).0.run() }
+        // The device uploads every part, but the app is killed before it hears so. (No stall timeout meanwhile: on a
+        // loaded machine the four PUTs can take longer than the rig's 5 s, and a stalled Wi-Fi upload falls back to
+        // the link, whose own uploads are not what this test is about.)
+        let first = Task { try await rig.engine(wifi: .always, wifiState: wifi, wifiStallSeconds: 600).0.run() }
         let deadline = ContinuousClock.now + .seconds(30)
         while rig.platform.puts.withLock({ $0.count }) < 4, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
