@@ -60,7 +60,7 @@ run: release
 # Suites in the parallel phase wait their turn at the shared test gates (one in-process platform server at a time,
 # one decoding suite at a time), so a suite's `.timeLimit` there is a guard against hangs (30 minutes), never a
 # timing check.
-TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests|ProviderErrorTests|DeviceLinkSyncTests|DeviceSyncEngineTests
+TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests|ProviderErrorTests|DeviceLinkSyncTests|DeviceSyncEngineTests|RecorderLinkTests
 
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS;
 ## check-docs: docs/architecture.md's module graph and tables and README's module table agree with Package.swift).
