@@ -4,13 +4,7 @@ enum SHA1 {
     /// The 20-byte digest of `message`.
     static func hash(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
-        var data = message
-        let bits = UInt64(message.count) &* 8
-        data.append(0x80)
-        while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            data.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
-        }
+        let data = MessagePadding.padded(message)
         var w = [UInt32](repeating: 0, count: 80)
         for block in stride(from: 0, to: data.count, by: 64) {
             for i in 0..<16 {
