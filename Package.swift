@@ -22,13 +22,14 @@ targets += [
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
-    // Linux system calls Swift's Glibc module hides (copy_file_range); libc itself, no package.
+    // Linux system calls Swift's Glibc module hides (copy_file_range, closefrom for posix_spawn); libc itself, no
+    // package.
     .systemLibrary(name: "CSystem"),
 ]
 
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
 targets += [
-    .target(name: "EarshotCore"),
+    .target(name: "EarshotCore", dependencies: ["CSystem"]),
     .target(name: "EarshotCrypto", dependencies: ["CCrypto"]),
     // Wire types shared by server, SDK and CLI; Foundation only, compiles for iOS.
     .target(name: "EarshotAPI"),
@@ -137,7 +138,7 @@ products += [.executable(name: "earshot", targets: ["earshot"])]
 // MARK: - Test kit and tests
 targets += [
     // Child processes, the test environment, speech synthesis (shared by every test target).
-    .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
+    .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/EarshotTestSupport"),
     // The in-process server of the server and SDK tests; apart from EarshotTestSupport so that the tests of the lower
     // layers (HTTP, Store, Audio, …) do not depend on EarshotServer.
     .target(

@@ -1,3 +1,4 @@
+import EarshotCore
 public import Foundation
 import Synchronization
 
@@ -19,7 +20,7 @@ public final class ChildProcess: Sendable {
     public let command: String
     /// The child's process id.
     public let processIdentifier: Int32
-    private let process: Process
+    private let process: Subprocess
     private let standardOutput: OutputBuffer
     private let standardError: OutputBuffer
 
@@ -30,41 +31,31 @@ public final class ChildProcess: Sendable {
     }
 
     init(_ program: Program, _ arguments: [String], environment: [String: String], input: Data?) throws {
-        let process = Process()
-        process.executableURL = program.executable
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        var inputFile: URL?
+        var inputFile: String?
         if let input {
             // A file, not a pipe: a child that exits before reading all of it cannot SIGPIPE the test process.
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-stdin-\(UUID())")
             try input.write(to: file)
-            inputFile = file
-            process.standardInput = try FileHandle(forReadingFrom: file)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            inputFile = file.path
         }
-        defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
-        // Forget the pid as soon as the child is reaped, so the exit hook never signals a recycled pid.
-        process.terminationHandler = { ChildProcess.forget($0.processIdentifier) }
+        defer { if let inputFile { try? FileManager.default.removeItem(atPath: inputFile) } }
         _ = ChildProcess.exitHook
-        try process.run()
-        ChildProcess.remember(process.processIdentifier)
-        if !process.isRunning { ChildProcess.forget(process.processIdentifier) }  // reaped before `remember`
+        let process = try Subprocess(
+            program.executable.path, arguments, environment: environment,
+            stdin: inputFile.map { .file($0) } ?? .null, stdout: .pipe, stderr: .pipe)
+        // Forget the pid as soon as the child is reaped, so the exit hook never signals a recycled pid.
+        ChildProcess.remember(process.pid)
+        process.whenExited { [pid = process.pid] _ in ChildProcess.forget(pid) }
 
         self.process = process
         command = ([program.executable.lastPathComponent] + arguments).joined(separator: " ")
-        processIdentifier = process.processIdentifier
-        standardOutput = OutputBuffer(reading: out.fileHandleForReading)
-        standardError = OutputBuffer(reading: err.fileHandleForReading)
+        processIdentifier = process.pid
+        standardOutput = OutputBuffer(reading: process.standardOutput!)
+        standardError = OutputBuffer(reading: process.standardError!)
     }
 
     deinit {
-        if process.isRunning { Glibc.kill(processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
     }
 
     // MARK: State and output
@@ -81,7 +72,7 @@ public final class ChildProcess: Sendable {
     /// The command, whether it still runs, and its stderr tail: for a failure message about a test that talks to
     /// this child (`#expect(…, "\(child.diagnostics)")`).
     public var diagnostics: String {
-        let state = process.isRunning ? "running" : "exited with status \(process.terminationStatus)"
+        let state = process.termination.map { "ended with \($0)" } ?? "running"
         return "`\(command)` (\(state)); last lines of its stderr:\n\(stderrTail())"
     }
 
@@ -150,7 +141,7 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` (e.g. `SIGINT`) to the child without waiting.
     public func send(_ signal: Int32) {
-        if process.isRunning { Glibc.kill(processIdentifier, signal) }
+        process.signal(signal)
     }
 
     /// Stops the child: SIGTERM, then SIGKILL when it still runs after `grace`. Blocks the calling thread until it
@@ -158,7 +149,7 @@ public final class ChildProcess: Sendable {
     @discardableResult
     public func stop(grace: Duration = .seconds(10)) -> ProcessResult {
         if process.isRunning {
-            Glibc.kill(processIdentifier, SIGTERM)
+            process.signal(SIGTERM)
             if !waitBlocking(grace) { return kill() }
         }
         _ = waitBlocking(.seconds(5))
@@ -169,7 +160,7 @@ public final class ChildProcess: Sendable {
     /// result.
     @discardableResult
     public func kill() -> ProcessResult {
-        if process.isRunning { Glibc.kill(processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         _ = waitBlocking(.seconds(5))
         return finished()
     }
@@ -191,12 +182,7 @@ public final class ChildProcess: Sendable {
 
     /// Polls until the child exits or `timeout` passes; true when it exited.
     private func waitBlocking(_ timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return false }
-            usleep(5_000)
-        }
-        return true
+        process.waitUntilExit(timeout: timeout) != nil
     }
 
     /// The result of the exited child, once its streams are drained (a grandchild that keeps them open is waited
@@ -206,10 +192,11 @@ public final class ChildProcess: Sendable {
         while !(standardOutput.isClosed && standardError.isClosed) && ContinuousClock.now < deadline {
             usleep(2_000)
         }
-        let signalled = process.terminationReason == .uncaughtSignal
+        let termination = process.termination
+        var signal: Int32?
+        if case .signalled(let number) = termination { signal = number }
         return ProcessResult(
-            command: command, status: process.terminationStatus,
-            signal: signalled ? process.terminationStatus : nil, stdoutData: standardOutput.data,
+            command: command, status: termination?.status ?? -1, signal: signal, stdoutData: standardOutput.data,
             stderr: standardError.text)
     }
 

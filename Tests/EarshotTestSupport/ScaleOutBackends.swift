@@ -1,3 +1,4 @@
+import EarshotCore
 public import Foundation
 
 /// The scale-out backends the tests run against when `scripts/with-backends` started them (`make test` does): a
@@ -49,17 +50,10 @@ public enum ScaleOutBackends {
 
     /// Runs one statement with `psql` (outside a transaction, as `CREATE DATABASE` needs).
     public static func psql(_ url: String, _ statement: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", statement]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BackendUnavailable(what: "psql \(statement): \(String(decoding: message, as: UTF8.self))")
+        let (termination, output) = try Subprocess.run(
+            "/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", statement])
+        guard termination.succeeded else {
+            throw BackendUnavailable(what: "psql \(statement): \(String(decoding: output, as: UTF8.self))")
         }
     }
 

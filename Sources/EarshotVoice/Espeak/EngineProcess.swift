@@ -1,3 +1,4 @@
+import EarshotCore
 import Foundation
 import Synchronization
 
@@ -29,36 +30,32 @@ struct EngineProcess: Sendable {
     ///
     /// - Throws: ``VoiceError/Code/unavailable`` when it cannot start, or `CancellationError`.
     func run(input: Data) async throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let handle = ProcessHandle(process)
+        let handle = ProcessHandle()
         let timedOut = Atomic(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
                 Self.thread("run").async {
+                    let process: Subprocess
                     do {
-                        try process.run()
+                        process = try Subprocess(executable.path, arguments, stdin: .pipe, stdout: .pipe, stderr: .pipe)
                     } catch {
                         continuation.resume(
                             throwing: VoiceError(
                                 .unavailable, "cannot start \(executable.path): \(error)", underlying: error))
                         return
                     }
-                    handle.started()
+                    handle.started(process)
                     let group = DispatchGroup()
                     let errors = Mutex(Data())
                     Self.thread("stdin").async(group: group) {
                         // A child that exits early closes its end; its status tells what happened.
-                        Self.write(input, to: stdin.fileHandleForWriting.fileDescriptor)
-                        try? stdin.fileHandleForWriting.close()
+                        if let stdin = process.standardInput {
+                            Self.write(input, to: stdin.fileDescriptor)
+                            try? stdin.close()
+                        }
                     }
                     Self.thread("stderr").async(group: group) {
-                        let data = stderr.fileHandleForReading.readDataToEndOfFile()
+                        let data = process.standardError?.readDataToEndOfFile() ?? Data()
                         errors.withLock { $0 = data }
                     }
                     let deadline = DispatchWorkItem {
@@ -68,7 +65,7 @@ struct EngineProcess: Sendable {
                     Self.thread("deadline").asyncAfter(deadline: .now() + timeout.seconds, execute: deadline)
                     var audio = Data()
                     var overflowed = false
-                    while let chunk = try? stdout.fileHandleForReading.read(upToCount: 1 << 16), !chunk.isEmpty {
+                    while let chunk = try? process.standardOutput?.read(upToCount: 1 << 16), !chunk.isEmpty {
                         guard !overflowed else { continue }  // drained until the stopped child closes its end
                         audio += chunk
                         if let maxOutput, audio.count > maxOutput {
@@ -77,12 +74,12 @@ struct EngineProcess: Sendable {
                         }
                     }
                     group.wait()
-                    process.waitUntilExit()
+                    let termination = process.waitUntilExit()
                     deadline.cancel()
                     let text = String(decoding: errors.withLock { $0 }.suffix(4096), as: UTF8.self)
                     continuation.resume(
                         returning: Output(
-                            status: process.terminationStatus, stdout: audio, stderr: text,
+                            status: termination.status, stdout: audio, stderr: text,
                             timedOut: timedOut.load(ordering: .relaxed), overflowed: overflowed))
                 }
             }
@@ -131,37 +128,28 @@ extension EngineProcess {
 }
 
 /// Stops a child from another thread: SIGTERM at once (or as soon as it has started), SIGKILL a second later.
-// SAFETY: `process` is only read for its pid after `run()` returned (ordered by the mutex); Process is otherwise
-// touched by the one Dispatch block that runs it.
-private final class ProcessHandle: @unchecked Sendable {
-    private let process: Process
-    private let state = Mutex((started: false, stopRequested: false))
+private final class ProcessHandle: Sendable {
+    private let state = Mutex((process: Subprocess?.none, stopRequested: false))
 
-    init(_ process: Process) { self.process = process }
-
-    func started() {
+    func started(_ process: Subprocess) {
         let stop = state.withLock { state -> Bool in
-            state.started = true
+            state.process = process
             return state.stopRequested
         }
-        if stop { signal() }
+        if stop { Self.signal(process) }
     }
 
     func stop() {
-        let started = state.withLock { state -> Bool in
+        let process = state.withLock { state -> Subprocess? in
             state.stopRequested = true
-            return state.started
+            return state.process
         }
-        if started { signal() }
+        if let process { Self.signal(process) }
     }
 
-    private func signal() {
-        let pid = process.processIdentifier
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        EngineProcess.thread("kill").asyncAfter(deadline: .now() + 1) { [self] in
-            if process.isRunning { kill(pid, SIGKILL) }
-        }
+    private static func signal(_ process: Subprocess) {
+        process.signal(SIGTERM)
+        EngineProcess.thread("kill").asyncAfter(deadline: .now() + 1) { process.signal(SIGKILL) }
     }
 }
 
