@@ -75,7 +75,9 @@ case let value: options.audioContext = .fixed(Int(value) ?? 1500)
 let threads = Int(arguments["threads"] ?? "2") ?? 2
 
 let loadStart = ContinuousClock.now
-let model = try SpeechModel(path: modelPath)
+var modelConfiguration = SpeechModel.Configuration()
+modelConfiguration.flashAttention = arguments["flash"] == "on"
+let model = try SpeechModel(path: modelPath, configuration: modelConfiguration)
 let loadSeconds = (ContinuousClock.now - loadStart) / .seconds(1)
 let engine = SpeechEngine(model: model, configuration: .init(concurrentDecodes: 1, threadsPerDecode: threads))
 
