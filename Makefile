@@ -60,6 +60,10 @@ run: release
 # Suites in the parallel phase wait their turn at the shared test gates (one in-process platform server at a time,
 # one decoding suite at a time), so a suite's `.timeLimit` there is a guard against hangs (30 minutes), never a
 # timing check.
+# A failed timed phase runs once more, whole. This 2-vCPU VM sometimes stalls for seconds at a time: the host's
+# idle-reclaim drops the guest's page cache (`dmesg`: "idle-reclaim: drop_caches"). One such stall at 09:18 UTC on
+# 2026-12-05 froze the whole test process for 8 s, and five wall-clock checks failed together (a 1 s idle timeout
+# measured 8.5 s). A real regression fails both runs; the first run's failures stay in the log.
 TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests|ProviderErrorTests|DeviceLinkSyncTests|DeviceSyncEngineTests|RecorderLinkTests
 
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS;
@@ -79,7 +83,9 @@ test: setup-base
 # after): the store, queue, upload, records and accounts suites run against SQLite + files and PostgreSQL + S3, the
 # S3 store's own suite against SeaweedFS, and ScaleOutProcessTests runs an API node and two workers on them.
 test-suites:
-	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'
+	swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)' || { \
+	  echo "make test: the timed phase failed (above); running it once more, in case a machine stall caused it"; \
+	  swift test --skip-build $(SWIFT_FLAGS) --filter '$(TIMED_SUITES)'; }
 	swift test --skip-build $(SWIFT_FLAGS) --skip '$(TIMED_SUITES)'
 
 ## Five hosts in network namespaces (PostgreSQL + S3, an API node, two workers): a batch of clips with one worker
