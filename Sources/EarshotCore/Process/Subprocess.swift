@@ -267,8 +267,7 @@ private final class ExitState: @unchecked Sendable {
             }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { break }
-            let (seconds, attoseconds) = left.components
-            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18))
+            _ = condition.wait(until: Date(timeIntervalSinceNow: left.seconds))
         }
         return stored
     }

@@ -159,11 +159,3 @@ public struct ChatCompletionsClient: LanguageModel {
         return text.isEmpty ? "(empty body)" : text
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

@@ -152,11 +152,3 @@ private final class ProcessHandle: Sendable {
         EngineProcess.thread("kill").asyncAfter(deadline: .now() + 1) { process.signal(SIGKILL) }
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
