@@ -90,7 +90,7 @@ import Testing
         let directory = try TestEnvironment.makeTemporaryDirectory("live-dialogue-cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let spanish = directory.appendingPathComponent("es.wav")
-        try SpeechSynthesis.speak("Buenos días. Me llamo Juan y vivo en Madrid.", voice: "es", speed: 130, to: spanish)
+        try SpeechSynthesis.speak(SpeechSynthesis.spanishLine, voice: "es", speed: 130, to: spanish)
         let spoken = directory.appendingPathComponent("spoken")
         let stack = try await ServeProcess.start(
             partner: "Dialogue", dataDirectory: directory.appendingPathComponent("data").path)

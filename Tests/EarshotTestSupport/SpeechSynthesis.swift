@@ -32,6 +32,16 @@ public enum SpeechSynthesis {
         "No, that is everything. Have a nice day and good luck with the storm.",
     ]
 
+    /// A Spanish line for the live interpretation and dialogue tests (espeak-ng voice `es`), and what it means.
+    ///
+    /// Whisper base's translate task is fragile on espeak-ng's Spanish: "Buenos días. Me llamo Juan y vivo en
+    /// Madrid." came out as "Good bye. See you soon in Madrid." or "Good news, we are going to the sea." depending
+    /// on the speaking rate and on how ggml was built (docs/decisions/0014). This line came out as "Good morning,
+    /// my {mother, brother, sister} works in a hospital in Barcelona." at 120, 130, 140 and 150 words per minute
+    /// with both builds (WER 0.1 against ``spanishLineInEnglish``), so its tests check the live path, not luck.
+    public static let spanishLine = "Buenos días. Mi hermana trabaja en un hospital en Barcelona."
+    public static let spanishLineInEnglish = "Good morning. My sister works in a hospital in Barcelona."
+
     /// The first six lines of ``supportCallLines``: a short dialogue.
     public static let dialogueLines = Array(supportCallLines.prefix(6))
 }

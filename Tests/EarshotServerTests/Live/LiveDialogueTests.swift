@@ -14,8 +14,8 @@ import Testing
 /// guard.
 @Suite(.serialized, .timeLimit(.minutes(30)))
 struct LiveDialogueTests {
-    static let spanish = "Buenos días. Me llamo Juan y vivo en Madrid."
-    static let english = "Good morning. My name is Juan and I live in Madrid."
+    static let spanish = SpeechSynthesis.spanishLine
+    static let english = SpeechSynthesis.spanishLineInEnglish
     static let question = "Where is the train station?"
 
     static let client = #"""

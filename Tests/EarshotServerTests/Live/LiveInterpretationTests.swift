@@ -10,8 +10,8 @@ import Testing
 /// Waits are generous (a decode can take minutes on a loaded machine); the time limit is a hang guard.
 @Suite(.serialized, .timeLimit(.minutes(30)))
 struct LiveInterpretationTests {
-    static let sentence = "Buenos días. Me llamo Juan y vivo en Madrid."
-    static let english = "Good morning. My name is Juan and I live in Madrid."
+    static let sentence = SpeechSynthesis.spanishLine
+    static let english = SpeechSynthesis.spanishLineInEnglish
 
     static let client = #"""
         import asyncio, base64, json, sys, time
