@@ -93,7 +93,7 @@ func checkOpus(_ status: Int32, _ function: StaticString) throws(AudioError) {
     throw opusError(status, function)
 }
 
-private func opusError(_ status: Int32, _ function: StaticString) -> AudioError {
+func opusError(_ status: Int32, _ function: StaticString) -> AudioError {
     let text = opus_strerror(status).map { String(cString: $0) } ?? "error \(status)"
     return AudioError(
         status == OPUS_BAD_ARG ? .invalidArgument : .failed, "\(function) failed: \(text)",
