@@ -48,10 +48,12 @@ struct ServerModelHomeTests {
 
 extension TestPlatform {
     /// `POST /v1/audio/transcriptions` with `audio` as `file` and `model`, as an OpenAI client sends it.
-    func transcribe(_ audio: Data, model: String, token: String) async throws -> HTTPResult {
+    func transcribe(_ audio: Data, model: String, token: String, filename: String = "a.wav") async throws
+        -> HTTPResult
+    {
         let boundary = "b-\(UUID().uuidString)"
         var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\n\(model)\r\n".utf8)
-        body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\n".utf8)
+        body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(filename)\"\r\n\r\n".utf8)
         body += audio + Data("\r\n--\(boundary)--\r\n".utf8)
         return try await send(
             "POST", APIPath.openAITranscriptions, token: token, body: body,

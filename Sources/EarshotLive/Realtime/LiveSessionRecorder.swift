@@ -6,9 +6,10 @@ public import EarshotSpeech
 /// committed item once its final decode is done (in commit order). Implementations must not block for long (a file
 /// write is fine); they are called while the client waits for the session's events.
 public protocol LiveSessionRecorder: Sendable {
-    /// Audio the session accepted: PCM16 little-endian mono at `sampleRate`, exactly as received, nothing left out
-    /// (audio later cleared too), so the session's audio clock is the recording's. The rate never changes once audio
-    /// was received (the session refuses such an update).
+    /// Audio the session accepted: PCM16 little-endian mono at `sampleRate`, exactly as received (G.711 and Opus
+    /// input decoded to PCM16 first, nothing resampled), nothing left out (audio later cleared too), so the session's
+    /// audio clock is the recording's. The rate never changes once audio was received (the session refuses such an
+    /// update).
     ///
     /// - Throws: when the audio cannot be kept (disk full): the append is refused with a `server_error` event.
     func received(_ pcm16: [UInt8], sampleRate: Int) throws

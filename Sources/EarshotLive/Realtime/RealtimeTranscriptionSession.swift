@@ -8,8 +8,8 @@ import Synchronization
 /// the transport: client events in, server events out (JSON text).
 ///
 /// Client events: `transcription_session.update` (beta shape) or `session.update` (GA shape, `type:
-/// "transcription"`), `input_audio_buffer.append` (base64 PCM16 mono, 24 kHz as OpenAI sends, or 16 kHz when the
-/// session says so), `input_audio_buffer.commit`, `input_audio_buffer.clear`. Server events:
+/// "transcription"`), `input_audio_buffer.append` (base64 audio in the session's ``LiveAudioFormat``: PCM16 mono at
+/// 24 kHz as OpenAI sends or 16 kHz, G.711 μ-law or A-law, or an Ogg Opus stream), `input_audio_buffer.commit`, `input_audio_buffer.clear`. Server events:
 /// `transcription_session.created`/`updated` (or `session.created`/`updated`), `input_audio_buffer.speech_started`,
 /// `speech_stopped`, `committed`, `cleared`, `conversation.item.input_audio_transcription.delta`, `completed`,
 /// `failed`, and `error`.
@@ -225,15 +225,13 @@ public struct RealtimeTranscriptionSession: Sendable {
     ) async {
         let listener = 1 - (utterance.channel ?? 0)
         let response = Identifier.make(prefix: "resp")
-        let rate = utterance.outputRate
+        let rate = utterance.outputFormat.pcmRate
         do {
             let audio = try await speaker.speak(text, language: language, voice: voice, sampleRate: rate)
-            let chunk = rate  // bytes: half a second of PCM16
-            for start in stride(from: 0, to: audio.count, by: chunk) {
+            for chunk in try LiveOutputEncoder.chunks(audio, format: utterance.outputFormat) {
                 out.yield(
                     RealtimeEvents.audioDelta(
-                        response: response, item: utterance.itemID, channel: listener,
-                        audio: Array(audio[start..<min(audio.count, start + chunk)])))
+                        response: response, item: utterance.itemID, channel: listener, audio: chunk))
             }
             out.yield(
                 RealtimeEvents.audioDone(
@@ -301,8 +299,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         /// A dialogue: the voice that speaks the translation to the other side, or nil when that side does not
         /// listen (`speak: false`).
         var voice: String?
-        /// The rate of spoken audio (PCM16), Hz.
-        var outputRate = 24_000
+        /// The format spoken audio is sent in.
+        var outputFormat = LiveAudioFormat.pcm16(rate: 24_000)
     }
 }
 

@@ -23,9 +23,14 @@ struct SessionState {
     let translator: (any LiveTranslator)?
     /// `translate_to`: the language each completed item is translated into, or nil.
     var translateTo: String?
-    var inputRate: Int
-    /// Whether any audio was accepted (the input rate is then fixed: the recording has one rate).
+    /// What appends carry (``LiveAudioFormat``).
+    var inputFormat: LiveAudioFormat
+    /// The rate of the PCM16 the input decodes to (and the recording holds).
+    var inputRate: Int { inputFormat.pcmRate }
+    /// Whether any audio was accepted (the input format is then fixed: the recording has one rate, and a stream
+    /// format such as Ogg Opus cannot restart mid-session).
     var audioReceived = false
+    var inputDecoder: LiveInputDecoder?
     var resampler: PCMResampler?
     /// Audio not yet committed, 16 kHz.
     var buffer: [Float] = []
@@ -41,8 +46,8 @@ struct SessionState {
     var channels: [DialogueChannel]?
     /// A dialogue: the side whose audio the buffer holds (the last append's `channel`).
     var activeChannel: Int?
-    /// A dialogue: the rate of spoken translations (PCM16).
-    var outputRate = 24_000
+    /// A dialogue: the format spoken translations are sent in.
+    var outputFormat = LiveAudioFormat.pcm16(rate: 24_000)
 
     init(
         configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector?,
@@ -56,7 +61,7 @@ struct SessionState {
         self.speaker = speaker
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
-        inputRate = configuration.inputRate
+        inputFormat = .pcm16(rate: configuration.inputRate)
         turns = Self.turns(turnSettings, detector: detector)
     }
 
@@ -113,10 +118,10 @@ struct SessionState {
                 "channels": channels.map { JSONValue.array($0.map(\.json)) } ?? .null,
                 "audio": [
                     "input": [
-                        "format": ["type": "audio/pcm", "rate": .number(Double(inputRate))],
+                        "format": inputFormat.json,
                         "transcription": transcriptionJSON, "turn_detection": turnJSON, "noise_reduction": nil,
                     ],
-                    "output": ["format": ["type": "audio/pcm", "rate": .number(Double(outputRate))]],
+                    "output": ["format": outputFormat.json],
                 ],
                 "include": nil,
             ]
@@ -126,7 +131,7 @@ struct SessionState {
                 "id": .string(sessionID), "object": "realtime.transcription_session", "type": "transcription",
                 "audio": [
                     "input": [
-                        "format": ["type": "audio/pcm", "rate": .number(Double(inputRate))],
+                        "format": inputFormat.json,
                         "transcription": transcriptionJSON, "turn_detection": turnJSON, "noise_reduction": nil,
                     ]
                 ],
@@ -134,7 +139,8 @@ struct SessionState {
             ]
         }
         return [
-            "id": .string(sessionID), "object": "realtime.transcription_session", "input_audio_format": "pcm16",
+            "id": .string(sessionID), "object": "realtime.transcription_session",
+            "input_audio_format": .string(inputFormat.betaName),
             "input_audio_sample_rate": .number(Double(inputRate)), "input_audio_transcription": transcriptionJSON,
             "turn_detection": turnJSON, "input_audio_noise_reduction": nil, "include": nil,
         ]
@@ -203,31 +209,24 @@ struct SessionState {
         try Self.checkTypes(session)
         // The GA shape nests the input settings under audio.input; the beta shape has them at the top.
         let input = session["audio"]?["input"]
-        var newRate = inputRate
+        var newInput = inputFormat
         var newTranscription = transcription
         var newTurns = turnSettings
         var newTranslateTo = translateTo
         if let format = input?["format"] {
-            let kind = format["type"]?.string ?? format.string ?? ""
-            guard kind == "audio/pcm" || kind == "pcm16" else {
-                throw RealtimeError(
-                    code: "unsupported_audio_format",
-                    message: "audio format `\(kind)` is not supported; send audio/pcm (PCM16 mono, 24000 or 16000 Hz)",
-                    param: "session.audio.input.format")
-            }
-            if let rate = format["rate"]?.number { newRate = try Self.rate(rate) }
+            newInput = try LiveAudioFormat.named(
+                format["type"]?.string ?? format.string ?? "", rate: try format["rate"]?.number.map(Self.rate),
+                current: newInput, output: false, param: "session.audio.input.format")
         }
         if let format = session["input_audio_format"] {
-            guard format.string == "pcm16" else {
-                throw RealtimeError(
-                    code: "unsupported_audio_format",
-                    message: "input_audio_format `\(format.string ?? format.text)` is not supported; send pcm16 "
-                        + "(mono, 24000 Hz, or 16000 Hz with input_audio_sample_rate: 16000)",
-                    param: "session.input_audio_format")
-            }
+            newInput = try LiveAudioFormat.named(
+                format.string ?? format.text, rate: nil, current: newInput, output: false,
+                param: "session.input_audio_format")
         }
-        if let rate = session["input_audio_sample_rate"]?.number { newRate = try Self.rate(rate) }
-        var newOutputRate = outputRate
+        if let rate = session["input_audio_sample_rate"]?.number {
+            newInput = try newInput.at(rate: try Self.rate(rate), param: "session.input_audio_sample_rate")
+        }
+        var newOutput = outputFormat
         if let output = session["audio"]?["output"]?["format"] {
             guard isDialogue else {
                 throw RealtimeError(
@@ -236,21 +235,9 @@ struct SessionState {
                         + "(GET /v1/realtime?intent=dialogue)",
                     param: "session.audio.output")
             }
-            let kind = output["type"]?.string ?? output.string ?? ""
-            guard kind == "audio/pcm" || kind == "pcm16" else {
-                throw RealtimeError(
-                    code: "unsupported_audio_format",
-                    message: "output audio format `\(kind)` is not supported; ask for audio/pcm (PCM16 mono, 24000 "
-                        + "or 16000 Hz)",
-                    param: "session.audio.output.format")
-            }
-            if let rate = output["rate"]?.number { newOutputRate = try Self.rate(rate) }
-            guard newOutputRate == 24_000 || newOutputRate == 16_000 else {
-                throw RealtimeError(
-                    code: "unsupported_audio_format",
-                    message: "output PCM16 at \(newOutputRate) Hz is not supported; use 24000 or 16000",
-                    param: "session.audio.output.format.rate")
-            }
+            newOutput = try LiveAudioFormat.named(
+                output["type"]?.string ?? output.string ?? "", rate: try output["rate"]?.number.map(Self.rate),
+                current: newOutput, output: true, param: "session.audio.output.format")
         }
         var newChannels = channels
         if let value = session["channels"] {
@@ -261,12 +248,6 @@ struct SessionState {
                     param: "session.channels")
             }
             newChannels = try await dialogueChannels(value, recognizer: recognizer)
-        }
-        guard newRate == 24_000 || newRate == 16_000 else {
-            throw RealtimeError(
-                code: "unsupported_audio_format",
-                message: "PCM16 at \(newRate) Hz is not supported; use 24000 or 16000",
-                param: "rate")
         }
         if let settings = input?["transcription"] ?? session["input_audio_transcription"], case .object = settings {
             newTranscription.model = settings["model"]?.string ?? newTranscription.model
@@ -349,28 +330,29 @@ struct SessionState {
                 throw RealtimeError(code: "invalid_value", message: "\(error)", param: param)
             }
         }
-        if newRate != inputRate {
+        if newInput != inputFormat {
             guard !audioReceived else {
                 throw RealtimeError(
                     code: "invalid_value",
-                    message: "the input rate cannot change once audio was sent (\(inputRate) Hz); open a new session "
-                        + "for audio at \(newRate) Hz",
+                    message: "the input format cannot change once audio was sent (\(inputFormat.betaName) at "
+                        + "\(inputRate) Hz); open a new session for \(newInput.betaName) at \(newInput.pcmRate) Hz",
                     param: "rate")
             }
-            inputRate = newRate
+            inputFormat = newInput
+            inputDecoder = nil
             resampler = nil
         }
         transcription = newTranscription
         translateTo = newTranslateTo
         channels = newChannels
-        outputRate = newOutputRate
+        outputFormat = newOutput
         if newTurns != turnSettings {
             turnSettings = newTurns
             turns = Self.turns(newTurns, detector: detector)
             detectedUpTo = 0
         }
         let reply = type == "session.update" ? "session.updated" : "transcription_session.updated"
-        return [.emit(RealtimeEvents.event(reply, ["session": session]))]
+        return [.emit(RealtimeEvents.event(reply, ["session": self.session]))]
     }
 
     private mutating func append(_ event: JSONValue) throws -> [Action] {
@@ -389,14 +371,8 @@ struct SessionState {
                 message: "`channel` is for dialogue sessions (GET /v1/realtime?intent=dialogue); leave it out",
                 param: "channel")
         }
-        let bytes = [UInt8](data)
-        if let container = Self.containerName(bytes) {
-            throw RealtimeError(
-                code: "invalid_audio_format",
-                message: "`audio` holds a \(container) file; send raw PCM16 samples (little-endian, mono, "
-                    + "\(inputRate) Hz), not a file",
-                param: "audio")
-        }
+        if inputDecoder == nil { inputDecoder = try LiveInputDecoder(format: inputFormat) }
+        let bytes = try inputDecoder!.decode([UInt8](data))
         let limit = Int(configuration.maxBufferedAudio.components.seconds) * 16_000
         guard buffer.count + bytes.count / 2 * 16_000 / inputRate <= limit else {
             throw RealtimeError(
@@ -589,7 +565,8 @@ struct SessionState {
     mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
         var utterance = RealtimeTranscriptionSession.Utterance(
             itemID: item, samples: Array(buffer[from..<keepFrom]), settings: spokenSettings,
-            start: bufferStart + from, translateTo: translateTo, channel: activeChannel, outputRate: outputRate)
+            start: bufferStart + from, translateTo: translateTo, channel: activeChannel,
+            outputFormat: outputFormat)
         if isDialogue, let channel = activeChannel, let channels {
             let listener = channels[1 - channel]
             utterance.translateTo = listener.language
@@ -606,17 +583,5 @@ struct SessionState {
         detectedUpTo = 0
         partialUpTo = 0
         return [.emit(committed), .commit(utterance)]
-    }
-
-    /// The container a client sent by mistake instead of raw PCM, by its magic bytes.
-    static func containerName(_ bytes: [UInt8]) -> String? {
-        guard bytes.count >= 4 else { return nil }
-        switch Array(bytes.prefix(4)) {
-        case Array("RIFF".utf8): return "WAV (RIFF)"
-        case Array("OggS".utf8): return "Ogg"
-        case Array("fLaC".utf8): return "FLAC"
-        case [0x1A, 0x45, 0xDF, 0xA3]: return "WebM/Matroska"
-        default: return Array(bytes.prefix(3)) == Array("ID3".utf8) ? "MP3" : nil
-        }
     }
 }

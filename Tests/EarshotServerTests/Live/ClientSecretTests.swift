@@ -113,7 +113,7 @@ struct ClientSecretTests {
 
             // Minting refuses what a session would refuse, and lifetimes out of bounds; only a token mints.
             let refusals: [(String, [String: Any], String?)] = [
-                (APIPath.realtimeTranscriptionSessions, ["input_audio_format": "g711_ulaw"], userToken),
+                (APIPath.realtimeTranscriptionSessions, ["input_audio_format": "mp3"], userToken),
                 (APIPath.realtimeTranscriptionSessions, ["input_audio_transcription": ["model": "gpt-9"]], userToken),
                 (APIPath.realtimeClientSecrets, ["expires_after": ["seconds": 5]], partnerToken),
                 (APIPath.realtimeClientSecrets, ["expires_after": ["seconds": 100_000]], partnerToken),

@@ -1,4 +1,5 @@
 import EarshotAPI
+import EarshotAudio
 import EarshotServerTestSupport
 import EarshotTestSupport
 import Foundation
@@ -19,9 +20,9 @@ struct LiveDialogueTests {
     static let question = "Where is the train station?"
 
     static let client = #"""
-        import asyncio, base64, json, sys, time, wave
+        import asyncio, base64, json, sys, time
         import websockets
-        base, token, spanish, english, spoken_wav = sys.argv[1:6]
+        base, token, spanish, english, spoken_opus = sys.argv[1:6]
         headers = {"Authorization": f"Bearer {token}"}
         ws_base = base.replace("http", "ws", 1)
         out = {}
@@ -75,14 +76,14 @@ struct LiveDialogueTests {
                     ("bad_speak", {"channels": [{"language": "en"}, {"language": "es", "speak": "yes"}]}),
                     ("unknown_field", {"channels": [{"language": "en", "volume": 3}, {"language": "es"}]}),
                     ("translate_to", {"audio": {"input": {"transcription": {"translate_to": "fr"}}}}),
-                    ("opus_out", {"audio": {"output": {"format": {"type": "audio/opus"}}}}),
+                    ("flac_out", {"audio": {"output": {"format": {"type": "audio/flac"}}}}),
                 ]:
                     errors[name] = await ask(ws, {"type": "session.update", "event_id": "evt_" + name,
                                                   "session": session})
                 out["updated"] = await ask(ws, {"type": "session.update", "session": {
                     "audio": {"input": {"format": {"type": "audio/pcm", "rate": 16000}, "turn_detection": None,
                                         "transcription": {"model": "whisper-1"}},
-                              "output": {"format": {"type": "audio/pcm", "rate": 24000}}},
+                              "output": {"format": {"type": "audio/opus"}}},
                     "channels": [{"language": "en", "voice": "alloy", "speak": True},
                                  {"language": "es", "voice": "nova", "speak": True}]}})
                 for name, event in [
@@ -101,13 +102,10 @@ struct LiveDialogueTests {
                     "response.output_audio.done", "response.output_audio.failed",
                     "conversation.item.input_audio_translation.failed"))
                 out["spanish"], out["spanish_item"] = events, item
-                spoken = b"".join(base64.b64decode(e["delta"]) for e in events
-                                  if e["type"] == "response.output_audio.delta")
-                with wave.open(spoken_wav, "wb") as w:
-                    w.setnchannels(1)
-                    w.setsampwidth(2)
-                    w.setframerate(24000)
-                    w.writeframes(spoken)
+                # Opus out: the item's deltas joined are one Ogg Opus stream.
+                with open(spoken_opus, "wb") as f:
+                    f.write(b"".join(base64.b64decode(e["delta"]) for e in events
+                                     if e["type"] == "response.output_audio.delta"))
 
                 # Channel 0 stops listening: the next Spanish utterance is translated but not spoken.
                 out["quiet"] = await ask(ws, channels({"language": "en", "voice": "alloy", "speak": False},
@@ -167,7 +165,7 @@ struct LiveDialogueTests {
             try FFmpeg.convert(wav, to: pcm16, ["-f", "s16le", "-ac", "1", "-ar", "16000"])
             clips.append(pcm16)
         }
-        let spoken = directory.appendingPathComponent("spoken.wav")
+        let spoken = directory.appendingPathComponent("spoken.opus")
         let (spanishClip, englishClip) = (clips[0], clips[1])
         try await TestPlatform.with { platform in
             let (_, token) = try await platform.newPartnerToken()
@@ -220,11 +218,13 @@ struct LiveDialogueTests {
             let translatedAt = types.firstIndex(of: "conversation.item.input_audio_translation.completed")
             let spokenAt = types.firstIndex(of: "response.output_audio.delta")
             #expect(translatedAt != nil && spokenAt != nil && translatedAt! < spokenAt!, "\(types)")
-            // The speech is real: 24 kHz PCM16 the engine transcribes back into the translation.
-            let wav = try Data(contentsOf: spoken)
-            #expect(wav.count > 44 + 24_000 * 2, "\(wav.count) bytes of speech")
-            #expect(abs((done["audio_ms"] as? Int ?? 0) - (wav.count - 44) / 48) <= 1)
-            let heard = try await platform.transcribe(wav, model: "asr-fast", token: token)
+            // The speech is real: an Ogg Opus stream (24 kHz) the engine transcribes back into the translation.
+            let opus = try Data(contentsOf: spoken)
+            let scan = try #require(OggOpusScan.scan([UInt8](opus)), "\(opus.prefix(64))")
+            #expect(scan.ended && scan.validLength == opus.count, "\(scan), \(opus.count) bytes")
+            #expect(scan.durationMs > 1_000)
+            #expect(abs((done["audio_ms"] as? Int ?? 0) - scan.durationMs) <= 1, "\(done), \(scan)")
+            let heard = try await platform.transcribe(opus, model: "asr-fast", token: token, filename: "spoken.opus")
             try #require(heard.status == 200, "\(heard.text)")
             let heardText = heard.object?["text"] as? String ?? ""
             let heardWER = RealtimeTranscriptionTests.wer(translation, heardText)
@@ -272,7 +272,7 @@ struct LiveDialogueTests {
                 ("untranslatable", "session.channels[1].language"), ("bad_voice", "session.channels[0].voice"),
                 ("bad_speak", "session.channels[1].speak"), ("unknown_field", "session.channels[0].volume"),
                 ("translate_to", "session.audio.input.transcription.translate_to"),
-                ("opus_out", "session.audio.output.format"), ("no_channel", "channel"), ("channel_2", "channel"),
+                ("flac_out", "session.audio.output.format"), ("no_channel", "channel"), ("channel_2", "channel"),
                 ("channel_text", "channel"), ("commit_other_side", "channel"),
             ]
             for (name, param) in expected {
@@ -284,7 +284,7 @@ struct LiveDialogueTests {
                 #expect(!message.isEmpty)
                 if name != "before_channels" { #expect(error?["event_id"] as? String == "evt_\(name)") }
             }
-            #expect((errors["opus_out"]?["error"] as? [String: Any])?["code"] as? String == "unsupported_audio_format")
+            #expect((errors["flac_out"]?["error"] as? [String: Any])?["code"] as? String == "unsupported_audio_format")
             for name in ["transcription_channels", "transcription_append"] {
                 let error = (out[name] as? [String: Any])?["error"] as? [String: Any]
                 #expect(error?["code"] as? String == "invalid_value", "\(name): \(String(describing: out[name]))")

@@ -81,7 +81,7 @@ struct RealtimeTranscriptionTests {
                                    "audio": base64.b64encode(open(wav, "rb").read()[:4000]).decode()}),
                     ("empty", {"type": "input_audio_buffer.commit", "event_id": "evt_4"}),
                     ("format", {"type": "transcription_session.update", "event_id": "evt_5",
-                                "session": {"input_audio_format": "g711_ulaw"}}),
+                                "session": {"input_audio_format": "mp3"}}),
                 ]:
                     await ws.send(json.dumps(event))
                     errors[name] = json.loads(await ws.recv())
