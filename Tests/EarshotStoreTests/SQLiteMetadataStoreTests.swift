@@ -115,17 +115,24 @@ import Testing
         let patient = try await openSQLite(in: dir.url, migrations: [Self.notes], busyTimeout: .seconds(10))
         let impatient = try await openSQLite(in: dir.url, migrations: [Self.notes], busyTimeout: .milliseconds(50))
         let holding = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        // The lock is held until the test lets go (not for a fixed time, which a stalled test process could outlast).
         async let hold: Void = first.write { db in
             try db.execute("INSERT INTO notes (id, title) VALUES ('a', 'a')")
             holding.store(true, ordering: .sequentiallyConsistent)
-            usleep(400_000)
+            while !release.load(ordering: .sequentiallyConsistent) { usleep(1_000) }
         }
         while !holding.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
         let error = await storeErrorCode {
             try await impatient.write { db in try db.execute("INSERT INTO notes (id, title) VALUES ('b', 'b')") }
         }
         #expect(error?.code == .unavailable)
-        try await patient.write { db in try db.execute("INSERT INTO notes (id, title) VALUES ('c', 'c')") }
+        async let waiting: Void = patient.write { db in
+            try db.execute("INSERT INTO notes (id, title) VALUES ('c', 'c')")
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        release.store(true, ordering: .sequentiallyConsistent)
+        try await waiting
         try await hold
         let ids = try await first.read { db in
             try db.query("SELECT id FROM notes ORDER BY id").map { try $0.decode(0, as: String.self) }
