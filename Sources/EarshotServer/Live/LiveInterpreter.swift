@@ -5,8 +5,9 @@ import EarshotSpeech
 
 /// Simultaneous interpretation for live sessions (`translate_to`, ``LiveTranslator``): into English with Whisper's
 /// own speech→English task on the item's audio (through the server's engine and decode admission, like the
-/// transcript), into any other language with the server's notes provider — whose quality gate
-/// (``TranslationCheck``) turns an untrustworthy translation into a `translation_untrusted` failure, never a
+/// transcript), into any other language with the server's notes provider. Both pass the same quality gate
+/// (``TranslationCheck``: the notes provider applies it itself, Whisper's English is checked here against the item's
+/// transcript), which turns an untrustworthy translation into a `translation_untrusted` failure, never a
 /// translation shown to the client.
 struct LiveInterpreter: LiveTranslator {
     let engines: FileTranscriber
@@ -38,7 +39,11 @@ struct LiveInterpreter: LiveTranslator {
         let target = Self.normalize(target)
         let source = recognition.language.map(Self.normalize)
         if source == target { return recognition.text }
-        if target == "en" { return try await speechToEnglish(samples, settings: settings, source: source) }
+        if target == "en" {
+            let english = try await speechToEnglish(samples, settings: settings, source: source)
+            try Self.check(english, of: recognition.text, from: source)
+            return english
+        }
         do {
             let segment = NoteSegment(startMs: 0, endMs: samples.count / 16, text: recognition.text)
             let translation = try await notes.translate([segment], from: source, to: target)
@@ -65,6 +70,22 @@ struct LiveInterpreter: LiveTranslator {
         let (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
         let transcript = try await admission.run { try await engine.transcript(of: samples, options: tierOptions) }
         return transcript.text
+    }
+
+    /// Whisper's translate task on synthetic or noisy speech can give English that is not a translation: the source
+    /// language back, a phrase looping, a fragment. The notes provider's gate judges it against the item's transcript.
+    ///
+    /// - Throws: ``RealtimeError`` `translation_untrusted` naming what the gate found.
+    static func check(_ english: String, of transcript: String, from source: String?) throws {
+        guard !english.isEmpty, !transcript.isEmpty else { return }
+        let verdict = TranslationCheck().verdict(
+            source: [NoteSegment(startMs: 0, endMs: 0, text: transcript)], output: [english], sourceLanguage: source,
+            target: "en")
+        guard !verdict.passes else { return }
+        throw RealtimeError(
+            type: "server_error", code: "translation_untrusted",
+            message: "Whisper's English for this item did not pass the translation check ("
+                + verdict.warnings.joined(separator: "; ") + "): \"\(english.prefix(120))\"")
     }
 
     /// `code` lowercased with any region dropped (`fr-CA` → `fr`), as the notes provider reads it.
