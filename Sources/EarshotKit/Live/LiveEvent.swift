@@ -33,8 +33,8 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
         case translationCompleted(itemID: String, language: String, translation: String)
         /// No trustworthy translation of the item; `error.code` says why (`translation_untrusted`, …).
         case translationFailed(itemID: String, language: String, error: LiveError)
-        /// A dialogue: more of an item's translation spoken to the listening side `channel` — PCM16 mono at the
-        /// session's output rate (``LiveSession/Settings/outputSampleRate``), about 0.5 s per event.
+        /// A dialogue: more of an item's translation spoken to the listening side `channel`, in the session's
+        /// ``LiveSession/Settings/outputFormat`` (PCM16 mono at 24 kHz by default), about 0.5 s per event.
         case audioDelta(itemID: String, channel: Int, audio: Data)
         /// A dialogue: the item's translation was spoken in full to `channel` (`transcript` is what was said).
         case audioDone(itemID: String, channel: Int, language: String, transcript: String, audioMs: Int)

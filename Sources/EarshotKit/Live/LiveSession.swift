@@ -15,7 +15,7 @@ public import Foundation
 ///         if case .transcriptionCompleted(_, let text) = event.kind { print(text) }
 ///     }
 /// }
-/// try await session.append(pcm16: chunk)          // 24 kHz mono little-endian, any size, as often as you like
+/// try await session.append(audio: chunk)          // 24 kHz mono little-endian, any size, as often as you like
 /// await session.finish()                          // last finals, then close; session.recordID is the record
 /// ```
 ///
@@ -43,32 +43,64 @@ public final class LiveSession: Sendable {
         public var translateTo: String?
         /// Server VAD (turns end at a pause; the default) or nil for manual ``LiveSession/commit()``.
         public var serverVAD: ServerVAD?
-        /// The sample rate of the PCM16 you append: 24000 (the default, OpenAI's) or 16000.
-        public var sampleRate: Int
+        /// What you append: PCM16 at 24000 Hz (the default, OpenAI's) or 16000, G.711, or an Ogg Opus stream.
+        public var inputFormat: AudioFormat
         /// A face-to-face dialogue instead of a transcription: the two sides (channel 0, then 1), each with its
         /// language (which replaces ``language``; leave ``translateTo`` nil). Each utterance is translated into the
-        /// other side's language and spoken to it when it listens. Append with ``LiveSession/append(pcm16:channel:)``.
+        /// other side's language and spoken to it when it listens. Append with ``LiveSession/append(audio:channel:)``.
         public var dialogue: [DialogueChannel]?
-        /// A dialogue's spoken translations: PCM16 at 24000 (the default) or 16000 Hz.
-        public var outputSampleRate: Int
+        /// A dialogue's spoken translations: PCM16 at 24000 Hz (the default) or 16000, G.711, or Ogg Opus (each
+        /// response's ``LiveEvent/Kind/audioDelta(itemID:channel:audio:)`` chunks joined are one `.opus` stream).
+        public var outputFormat: AudioFormat
 
         public init(
             model: String? = nil, language: String? = nil, prompt: String? = nil, translateTo: String? = nil,
-            serverVAD: ServerVAD? = ServerVAD(), sampleRate: Int = 24_000, dialogue: [DialogueChannel]? = nil,
-            outputSampleRate: Int = 24_000
+            serverVAD: ServerVAD? = ServerVAD(), inputFormat: AudioFormat = .pcm16(sampleRate: 24_000),
+            dialogue: [DialogueChannel]? = nil, outputFormat: AudioFormat = .pcm16(sampleRate: 24_000)
         ) {
             self.model = model
             self.language = language
             self.prompt = prompt
             self.translateTo = translateTo
             self.serverVAD = serverVAD
-            self.sampleRate = sampleRate
+            self.inputFormat = inputFormat
             self.dialogue = dialogue
-            self.outputSampleRate = outputSampleRate
+            self.outputFormat = outputFormat
         }
     }
 
     /// One side of a face-to-face dialogue (seed 000's `f2fChannel`).
+    /// An audio format on the session's wire (docs/live.md, "Audio formats").
+    public enum AudioFormat: Sendable, Equatable {
+        /// PCM16 little-endian mono at 24000 or 16000 Hz.
+        case pcm16(sampleRate: Int)
+        /// G.711 μ-law at 8000 Hz, a byte a sample.
+        case g711MuLaw
+        /// G.711 A-law at 8000 Hz.
+        case g711ALaw
+        /// One Ogg Opus stream, sent in pieces of any size (the appends joined are an `.opus` file); the server
+        /// decodes it to `sampleRate` (input: 16000 by default) or encodes at it (output: 24000).
+        case oggOpus(sampleRate: Int)
+
+        /// The sample rate of the PCM behind the format, in Hz.
+        public var sampleRate: Int {
+            switch self {
+            case .pcm16(let rate), .oggOpus(let rate): rate
+            case .g711MuLaw, .g711ALaw: 8_000
+            }
+        }
+
+        /// The GA `format` object.
+        var json: [String: Any] {
+            switch self {
+            case .pcm16(let rate): ["type": "audio/pcm", "rate": rate]
+            case .g711MuLaw: ["type": "audio/pcmu"]
+            case .g711ALaw: ["type": "audio/pcma"]
+            case .oggOpus(let rate): ["type": "audio/opus", "rate": rate]
+            }
+        }
+    }
+
     public struct DialogueChannel: Sendable, Equatable {
         /// What this side speaks (ISO 639-1): its utterances are decoded in it, the other side's translated into it.
         public var language: String
@@ -381,17 +413,18 @@ public final class LiveSession: Sendable {
 
     // MARK: Sending
 
-    /// Sends audio: PCM16, mono, little-endian, at ``Settings/sampleRate``. Any length (split into messages of at
-    /// most ``Options/maxAppendBytes``); send it as it is recorded, say every 100 ms.
+    /// Sends audio in ``Settings/inputFormat`` (PCM16 mono little-endian at its rate by default). Any length (split
+    /// into messages of at most ``Options/maxAppendBytes``); send it as it is recorded, say every 100 ms. An Ogg Opus
+    /// stream may be cut anywhere.
     ///
     /// - Throws: ``EarshotError`` `network` when the connection is closed or the send fails.
-    public func append(pcm16 audio: Data) async throws {
-        try await append(pcm16: audio, channel: nil)
+    public func append(audio: Data) async throws {
+        try await append(audio: audio, channel: nil)
     }
 
     /// Sends a dialogue side's audio (``Settings/dialogue``): `channel` 0 or 1, the side speaking. One side speaks
     /// at a time: audio on the other side ends this side's turn.
-    public func append(pcm16 audio: Data, channel: Int?) async throws {
+    public func append(audio: Data, channel: Int?) async throws {
         var start = audio.startIndex
         while start < audio.endIndex {
             let end = audio.index(start, offsetBy: options.maxAppendBytes, limitedBy: audio.endIndex) ?? audio.endIndex
@@ -464,7 +497,7 @@ public final class LiveSession: Sendable {
                 ] as [String: Any]
             } ?? NSNull()
         let input: [String: Any] = [
-            "format": ["type": "audio/pcm", "rate": settings.sampleRate] as [String: Any],
+            "format": settings.inputFormat.json,
             "transcription": transcription, "turn_detection": turn,
         ]
         guard let sides = settings.dialogue else {
@@ -477,7 +510,7 @@ public final class LiveSession: Sendable {
         transcription["translate_to"] = nil
         transcription["language"] = nil
         dialogueInput["transcription"] = transcription
-        let output: [String: Any] = ["format": ["type": "audio/pcm", "rate": settings.outputSampleRate] as [String: Any]]
+        let output: [String: Any] = ["format": settings.outputFormat.json]
         let channels: [[String: Any]] = sides.map { ["language": $0.language, "voice": $0.voice, "speak": $0.speak] }
         return [
             "type": "session.update", "event_id": eventID,

@@ -63,7 +63,7 @@ enum LiveCommand: Command {
         let session = try await LiveSession.connect(client: client, settings: plan.settings)
         let printer = LivePrinter(
             json: plan.json, terminal: isatty(1) != 0, dialogue: plan.settings.dialogue, audioOut: plan.audioOut,
-            outputRate: plan.settings.outputSampleRate)
+            outputRate: plan.settings.outputFormat.sampleRate)
         let bytesPerChunk = 24_000 * 2 / 10
         let outcome = try await withThrowingTaskGroup(of: LivePrinter.Outcome?.self) { group in
             group.addTask { await printer.print(session.events) }
@@ -77,7 +77,7 @@ enum LiveCommand: Command {
                     var offset = 0
                     while offset < audio.count {
                         let end = min(audio.count, offset + bytesPerChunk)
-                        try await session.append(pcm16: audio.subdata(in: offset..<end), channel: channel)
+                        try await session.append(audio: audio.subdata(in: offset..<end), channel: channel)
                         sent += end - offset
                         offset = end
                         printer.audioSent(ms: sent / 48)
@@ -183,7 +183,7 @@ enum LiveCommand: Command {
             settings = LiveSession.Settings(
                 model: arguments.value("model"), language: arguments.value("language"),
                 prompt: arguments.value("prompt"), translateTo: arguments.value("translate-to"),
-                serverVAD: arguments.flag("manual") ? nil : vad, sampleRate: 24_000)
+                serverVAD: arguments.flag("manual") ? nil : vad, inputFormat: .pcm16(sampleRate: 24_000))
             let dialogueOnly = ["languages", "voices", "mute", "audio-out"].filter { arguments.value($0) != nil }
             guard dialogue else {
                 if let option = dialogueOnly.first {

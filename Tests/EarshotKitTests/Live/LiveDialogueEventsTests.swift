@@ -16,7 +16,8 @@ import Testing
         #expect(try LiveSession.realtimeURL(base, store: true).absoluteString == "ws://127.0.0.1:8080/v1/realtime")
 
         let settings = LiveSession.Settings(
-            language: "fr", translateTo: "de", sampleRate: 16_000, dialogue: Self.sides, outputSampleRate: 16_000)
+            language: "fr", translateTo: "de", inputFormat: .pcm16(sampleRate: 16_000), dialogue: Self.sides,
+            outputFormat: .oggOpus(sampleRate: 16_000))
         let update = LiveSession.update(settings, eventID: "evt_1")
         let session = try #require(update["session"] as? [String: Any])
         #expect(session["type"] as? String == "dialogue")
@@ -26,7 +27,12 @@ import Testing
         #expect(channels.map { $0["speak"] as? Bool } == [true, false])
         let audio = try #require(session["audio"] as? [String: Any])
         let output = try #require((audio["output"] as? [String: Any])?["format"] as? [String: Any])
-        #expect(output["rate"] as? Int == 16_000)
+        #expect(output["type"] as? String == "audio/opus" && output["rate"] as? Int == 16_000)
+        let input = try #require((audio["input"] as? [String: Any])?["format"] as? [String: Any])
+        #expect(input["type"] as? String == "audio/pcm" && input["rate"] as? Int == 16_000)
+        for (format, type) in [(LiveSession.AudioFormat.g711MuLaw, "audio/pcmu"), (.g711ALaw, "audio/pcma")] {
+            #expect(format.json["type"] as? String == type && format.sampleRate == 8_000)
+        }
         // Each side's language replaces the session's; a dialogue has no translate_to.
         let transcription = (audio["input"] as? [String: Any])?["transcription"] as? [String: Any]
         #expect(transcription?["language"] == nil && transcription?["translate_to"] == nil)

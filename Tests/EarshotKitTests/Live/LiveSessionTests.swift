@@ -40,7 +40,7 @@ struct LiveSessionTests {
         var offset = 0
         while offset < audio.count {
             let end = min(audio.count, offset + chunk)
-            try await session.append(pcm16: audio.subdata(in: offset..<end))
+            try await session.append(audio: audio.subdata(in: offset..<end))
             offset = end
             try await Task.sleep(nanoseconds: UInt64(100_000_000 / speed))
         }
@@ -140,7 +140,7 @@ struct LiveSessionTests {
                 partnerToken: try await platform.partnerToken(partner), userID: "u1")
             let backend = EarshotClient(baseURL: platform.base, token: user)
             let minted = LiveSession.Settings(
-                model: "whisper-1", language: "en", prompt: "Americans", serverVAD: nil, sampleRate: 16_000)
+                model: "whisper-1", language: "en", prompt: "Americans", serverVAD: nil, inputFormat: .pcm16(sampleRate: 16_000))
             let secret = try await backend.mintLiveClientSecret(settings: minted, expiresIn: 120)
             #expect(secret.value.hasPrefix("ek_"))
             #expect(secret.expiresAt > Date() && secret.expiresAt < Date().addingTimeInterval(200))
@@ -154,7 +154,7 @@ struct LiveSessionTests {
             #expect(info.serverVAD == nil && info.sampleRate == 16_000 && info.model == "whisper-1")
             #expect(info.language == "en" && info.prompt == "Americans")
             async let collected = Self.collect(session.events)
-            try await session.append(pcm16: audio)  // split into several messages by the SDK
+            try await session.append(audio: audio)  // split into several messages by the SDK
             let settled = await session.finish(timeout: 420)  // commits the buffer, waits for its final
             let events = await collected
             #expect(settled, "\(events)")
@@ -226,7 +226,7 @@ struct LiveSessionTests {
             try await session.commit()  // nothing buffered
             try await session.update(.init(translateTo: "zz", serverVAD: nil))
             try await session.send(event: ["type": "response.create", "event_id": "evt_mine"])
-            try await session.append(pcm16: Data(count: 24_000))  // 0.5 s of silence
+            try await session.append(audio: Data(count: 24_000))  // 0.5 s of silence
             try await session.clear()
             await session.finish(timeout: 60)
             let events = await collected
@@ -243,7 +243,7 @@ struct LiveSessionTests {
             }
             #expect(code == 1000)
             // Sending after the close is a clear error.
-            await #expect(throws: EarshotError.self) { try await session.append(pcm16: Data(count: 4_800)) }
+            await #expect(throws: EarshotError.self) { try await session.append(audio: Data(count: 4_800)) }
         }
     }
 
