@@ -74,7 +74,9 @@ enum LiveTransports {
     }
 #endif
 
-#if canImport(Darwin)
+// Compiled on Linux too (swift-corelibs-foundation has `URLSessionWebSocketTask`), so every Linux build type-checks
+// the Apple path; it is chosen only on Apple platforms, since Debian's libcurl has no WebSocket support to run it.
+#if canImport(Darwin) || canImport(FoundationNetworking)
     /// `URLSessionWebSocketTask` (iOS 13 / macOS 10.15) as a ``LiveTransport``.
     final class URLSessionLiveTransport: LiveTransport, @unchecked Sendable {
         // SAFETY: `task` is thread-safe (URLSession's own locking); `onEvent` is Sendable; `ended` is a Locked.
