@@ -52,13 +52,16 @@ final class ChildProcess: Sendable {
     func stop(grace: Duration = .seconds(5)) async {
         guard exitStatus == nil else { return }
         process.signal(SIGTERM)
-        let clock = ContinuousClock()
-        let deadline = clock.now + grace
-        while exitStatus == nil, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        // Whichever comes first: the exit, or the end of the grace and SIGKILL (a no-op once the child is reaped).
+        await withTaskGroup(of: Void.self) { [process] group in
+            group.addTask { _ = await process.waitForExit() }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                process.signal(SIGKILL)
+            }
+            await group.next()
+            group.cancelAll()
         }
-        process.signal(SIGKILL)
-        _ = await waitForExit()
     }
 
     /// Sends SIGTERM now and SIGKILL after `grace` if it has not exited, without waiting: for cancellation
