@@ -49,7 +49,7 @@ enum VerificationCode {
                 let seconds = Int((wait + 999) / 1000)
                 throw AccountError(
                     .rateLimited,
-                    "a code was sent less than \(configuration.resendInterval.seconds) s ago; "
+                    "a code was sent less than \(configuration.resendInterval.components.seconds) s ago; "
                         + "wait \(seconds) s before asking for another", retryAfter: seconds)
             }
         }
@@ -120,14 +120,4 @@ enum VerificationCode {
         try db.execute("UPDATE account_codes SET state = 'used', used_at = ? WHERE id = ?", now, id)
         return nil
     }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-
-    /// Whole seconds.
-    var seconds: Int64 { components.seconds }
 }

@@ -93,9 +93,7 @@ public struct SMTPMailer: MessageSender {
         defer { source.release() }
         var recipients: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "<\(recipient)>")
         defer { curl_slist_free_all(recipients) }
-        let timeout =
-            Int(configuration.timeout.components.seconds) * 1000
-            + Int(configuration.timeout.components.attoseconds / 1_000_000_000_000_000)
+        let timeout = Int(configuration.timeout.milliseconds)
         try check(earshot_curl_setopt_string(handle, CURLOPT_URL, configuration.url), "CURLOPT_URL")
         try check(earshot_curl_setopt_string(handle, CURLOPT_MAIL_FROM, "<\(configuration.from)>"), "MAIL_FROM")
         try check(earshot_curl_setopt_list(handle, CURLOPT_MAIL_RCPT, recipients), "MAIL_RCPT")

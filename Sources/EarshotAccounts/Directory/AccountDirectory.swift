@@ -407,7 +407,7 @@ public struct AccountDirectory: Sendable {
         let messageID = try await metadata.write { db in
             let (_, code) = try VerificationCode.issue(
                 db, accountID: accountID, purpose: purpose, configuration: configuration, now: at)
-            let minutes = max(1, configuration.codeLifetime.seconds / 60)
+            let minutes = max(1, configuration.codeLifetime.components.seconds / 60)
             let name = configuration.productName
             let message: OutboundMessage
             switch purpose {
@@ -427,7 +427,8 @@ public struct AccountDirectory: Sendable {
         signal?.notify(Outbox.jobKind)
         return CodeTicket(
             accountID: accountID, channel: address.channel, destination: CodeTicket.mask(address.value),
-            expiresIn: Int(configuration.codeLifetime.seconds), resendAfter: Int(configuration.resendInterval.seconds),
+            expiresIn: Int(configuration.codeLifetime.components.seconds),
+            resendAfter: Int(configuration.resendInterval.components.seconds),
             messageID: messageID)
     }
 

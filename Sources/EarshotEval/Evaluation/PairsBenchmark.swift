@@ -1,3 +1,4 @@
+import EarshotCore
 public import Foundation
 
 /// Corpus scoring of many (reference, hypothesis) pairs with no normalisation, for `make bench-eval`.
@@ -57,7 +58,7 @@ public enum PairsBenchmark {
         let elapsed = clock.measure {
             counts = score(pairs)
         }
-        return Result(pairs: pairs.count, counts: counts, elapsedSeconds: Timing.seconds(elapsed))
+        return Result(pairs: pairs.count, counts: counts, elapsedSeconds: elapsed.seconds)
     }
 
     /// Summed counts of whitespace-tokenised pairs.

@@ -1,3 +1,5 @@
+import EarshotCore
+
 /// How long recognition took, for the elapsed-time and real-time-factor figures.
 public struct Timing: Sendable, Hashable, Codable {
     /// Wall-clock seconds spent recognising.
@@ -7,18 +9,13 @@ public struct Timing: Sendable, Hashable, Codable {
 
     /// Creates timing figures from durations.
     public init(elapsed: Duration, audio: Duration? = nil) {
-        self.elapsedSeconds = Self.seconds(elapsed)
-        self.audioSeconds = audio.map(Self.seconds)
+        self.elapsedSeconds = elapsed.seconds
+        self.audioSeconds = audio?.seconds
     }
 
     /// Real-time factor = elapsed / audio duration (below 1 is faster than real time); nil without audio length.
     public var realTimeFactor: Double? {
         guard let audioSeconds, audioSeconds > 0 else { return nil }
         return elapsedSeconds / audioSeconds
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -46,7 +46,7 @@ public final class HTTPMetrics: Sendable {
 
     /// Records a finished request.
     public func record(method: String, route: String, status: Int, duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        let seconds = duration.seconds
         let bucket = bounds.firstIndex { seconds <= $0 } ?? bounds.count
         state.withLock { state in
             state.requests[CounterKey(method: method, route: route, status: status), default: 0] += 1

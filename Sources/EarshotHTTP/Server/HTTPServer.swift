@@ -178,9 +178,3 @@ public final class HTTPServer: Sendable {
         }
     }
 }
-
-extension Duration {
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}

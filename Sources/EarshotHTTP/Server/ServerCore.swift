@@ -279,9 +279,7 @@ final class ServerCore: Sendable {
             metrics.record(
                 method: exchange.method.rawValue, route: exchange.routeLabel, status: status, duration: duration)
         }
-        let milliseconds =
-            Double(duration.components.seconds) * 1000
-            + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.seconds * 1000
         let outcome =
             switch termination {
             case .REQUEST_TERMINATED_COMPLETED_OK: "ok"

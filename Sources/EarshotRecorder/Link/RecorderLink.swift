@@ -166,8 +166,7 @@ private final class PacedWriter: Sendable {
                 return due > now ? due - now : .zero
             }
             if wait > .zero {
-                Thread.sleep(
-                    forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: wait.seconds)
             }
         }
     }

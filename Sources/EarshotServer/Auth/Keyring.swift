@@ -87,12 +87,12 @@ final class Keyring: Sendable {
         let nowMs = milliseconds(now())
         for purpose in Purpose.allCases {
             if let key = newest(purpose, in: cache.withLock { $0 }),
-                nowMs - key.createdAt >= milliseconds(configuration.rotationInterval)
+                nowMs - key.createdAt >= configuration.rotationInterval.milliseconds
             {
                 try await rotate(purpose)
             }
         }
-        let cutoff = nowMs - milliseconds(configuration.retention)
+        let cutoff = nowMs - configuration.retention.milliseconds
         let deleted = try await metadata.write { db in
             try db.execute("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND retired_at < ?", cutoff)
         }
@@ -142,7 +142,3 @@ final class Keyring: Sendable {
 /// Unix milliseconds of `date`.
 func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 
-/// Whole milliseconds of `duration`.
-func milliseconds(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-}

@@ -43,7 +43,7 @@ final class RateLimiter: Sendable {
         let (burst, rate) = (configuration.burst, configuration.rate)
         return state.withLock { state -> Duration? in
             var bucket = state.buckets[key] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + Self.seconds(now - bucket.updated) * rate)
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated).seconds * rate)
             bucket.updated = now
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
@@ -72,7 +72,7 @@ final class RateLimiter: Sendable {
 
     /// Whole seconds to send as `Retry-After` for a wait (at least 1).
     static func retryAfterSeconds(_ wait: Duration) -> Int {
-        max(1, Int(seconds(wait).rounded(.up)))
+        max(1, Int(wait.seconds.rounded(.up)))
     }
 
     private func makeRoom(_ state: inout State, now: ContinuousClock.Instant) {
@@ -80,7 +80,7 @@ final class RateLimiter: Sendable {
         let (burst, rate) = (configuration.burst, configuration.rate)
         // Refilled buckets are indistinguishable from new ones: forget them all.
         state.buckets = state.buckets.filter { _, bucket in
-            bucket.tokens + Self.seconds(now - bucket.updated) * rate < burst
+            bucket.tokens + (now - bucket.updated).seconds * rate < burst
         }
         guard state.buckets.count >= configuration.maximumKeys else { return }
         // Still full of active keys: drop the least recently seen quarter.
@@ -88,9 +88,5 @@ final class RateLimiter: Sendable {
         for (key, _) in state.buckets.sorted(by: { $0.value.updated < $1.value.updated }).prefix(drop) {
             state.buckets[key] = nil
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -27,7 +27,7 @@ struct DeviceRegistry: Sendable {
     static let bindingTimeout: Int64 = 600_000
     static let maxNameLength = 64
 
-    var windowMs: Int64 { milliseconds(onlineWindow) }
+    var windowMs: Int64 { onlineWindow.milliseconds }
 
     /// `tenant/user`: the owner string the device stores at bind and names in `authenticate`.
     static func owner(partnerID: String, userID: String) -> String { "\(partnerID)/\(userID)" }

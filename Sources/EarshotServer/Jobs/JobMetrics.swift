@@ -47,7 +47,7 @@ final class JobMetrics: Sendable {
 
     /// Records a successful attempt's run time.
     func ran(_ duration: Duration, kind: String) {
-        state.withLock { $0.kinds[kind, default: Kind()].run.observe(Self.seconds(duration)) }
+        state.withLock { $0.kinds[kind, default: Kind()].run.observe(duration.seconds) }
     }
 
     /// Records a failed attempt (retried or final).
@@ -136,9 +136,5 @@ final class JobMetrics: Sendable {
             out += "\(name)_sum{kind=\"\(kind)\"} \(histogram.sum)\n\(name)_count{kind=\"\(kind)\"} \(histogram.count)\n"
         }
         return out
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

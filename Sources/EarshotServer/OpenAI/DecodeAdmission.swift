@@ -123,8 +123,7 @@ actor DecodeAdmission {
     /// Seconds until a slot is likely free: the mean decode time times the requests ahead, 1…60.
     private func retryAfter() -> Int {
         let ahead = Double(waiters.count + 1) / Double(max(1, configuration.slots))
-        let seconds = Double(meanBusy.components.seconds) + Double(meanBusy.components.attoseconds) / 1e18
-        return min(60, max(1, Int((seconds * ahead).rounded(.up))))
+        return min(60, max(1, Int((meanBusy.seconds * ahead).rounded(.up))))
     }
 
     /// Requests holding a slot and waiting for one (for tests and metrics).

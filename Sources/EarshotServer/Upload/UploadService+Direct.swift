@@ -161,7 +161,7 @@ extension UploadService {
                 "reading upload \(upload.id) back from the object store gave \(count) of \(object.size) bytes; it "
                     + "was discarded: upload the file again")
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         logger.info(
             "direct upload verified",
             metadata: [

@@ -524,7 +524,7 @@ struct UploadService: Sendable {
     /// owns (left by a crash between assembly and cleanup). Returns how many uploads were deleted.
     @discardableResult
     func sweep() async throws -> Int {
-        let cutoff = milliseconds(now()) - milliseconds(configuration.maxAge)
+        let cutoff = milliseconds(now()) - configuration.maxAge.milliseconds
         let stale = try await metadata.read { db in
             try db.query(
                 "SELECT \(UploadRecord.columns) FROM uploads WHERE state = 'open' AND updated_at < ? ORDER BY created_at",

@@ -20,8 +20,8 @@ struct SpeechRegions: Sendable {
         in samples: [Float], detector: OpaquePointer, options: VoiceActivityOptions
     ) throws(SpeechError) -> SpeechRegions {
         let ranges = try speechRanges(in: samples, detector: detector, options: options)
-        let overlap = options.overlap.milliseconds * 16
-        let gap = options.gap.milliseconds * 16
+        let overlap = Int(options.overlap.milliseconds) * 16
+        let gap = Int(options.gap.milliseconds) * 16
         var filtered: [Float] = []
         filtered.reserveCapacity(ranges.reduce(0) { $0 + $1.count + overlap + gap })
         var knots: [(filtered: Int, original: Int)] = []
@@ -71,13 +71,5 @@ struct SpeechRegions: Sendable {
             if end > start { ranges.append(start..<end) }
         }
         return ranges
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int {
-        let (seconds, attoseconds) = components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -97,9 +97,7 @@ public final class FileSystemBlobStore: BlobStore {
     /// succeeds on them) and that were not modified for `age`; returns how many.
     private static func sweep(_ directory: String, olderThan age: Duration) throws -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        let cutoff =
-            Date.now.timeIntervalSince1970 - Double(age.components.seconds)
-            - Double(age.components.attoseconds) / 1e18
+        let cutoff = Date.now.timeIntervalSince1970 - age.seconds
         var removed = 0
         for name in names {
             let path = directory + "/" + name

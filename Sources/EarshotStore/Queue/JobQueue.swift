@@ -452,11 +452,3 @@ public struct JobPage: Sendable, Hashable {
     public var jobs: [Job]
     public var next: Cursor?
 }
-
-extension Duration {
-    /// Whole milliseconds (rounded down).
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

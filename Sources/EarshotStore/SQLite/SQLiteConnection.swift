@@ -26,9 +26,7 @@ final class SQLiteConnection: SQLDatabase {
         self.cacheCapacity = cacheCapacity
         do {
             try check(sqlite3_extended_result_codes(db, 1), "sqlite3_extended_result_codes", db)
-            let milliseconds =
-                busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-            try check(sqlite3_busy_timeout(db, Int32(clamping: milliseconds)), "sqlite3_busy_timeout", db)
+            try check(sqlite3_busy_timeout(db, Int32(clamping: busyTimeout.milliseconds)), "sqlite3_busy_timeout", db)
             try check(earshot_sqlite_set_defensive(db, 1), "sqlite3_db_config(DEFENSIVE)", db)
             try check(earshot_sqlite_disable_double_quoted_strings(db), "sqlite3_db_config(DQS)", db)
             try executeScript("PRAGMA foreign_keys = ON;")

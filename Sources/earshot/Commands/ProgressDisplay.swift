@@ -52,7 +52,7 @@ final class ProgressDisplay: @unchecked Sendable {
 
     private func finishLocked() {
         guard let step else { return }
-        let seconds = Self.seconds(ContinuousClock.now - started)
+        let seconds = (ContinuousClock.now - started).seconds
         if isTerminal {
             write("\r\u{1B}[K")
         } else {
@@ -69,15 +69,11 @@ final class ProgressDisplay: @unchecked Sendable {
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         var line = "\(step) [\(bar)] \(Int(fraction * 100))%"
-        let spent = seconds(elapsed)
+        let spent = elapsed.seconds
         if fraction >= 0.02, fraction < 1 {
             line += " \(clock(spent / fraction - spent)) left"
         }
         return line
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// `m:ss` or `h:mm:ss`.
