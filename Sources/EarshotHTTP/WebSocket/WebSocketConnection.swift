@@ -98,13 +98,17 @@ final class WebSocketConnection: Sendable {
             return
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let refused: Bool = state.withLock { state in
-                if state.closing || state.finished { return true }
+            let (refused, stalledNow): (Bool, Bool) = state.withLock { state in
+                if state.closing || state.finished { return (true, false) }
                 state.waiting.append((frame, continuation))
-                if state.stalledSince == nil { state.stalledSince = .now }
-                return false
+                guard state.stalledSince == nil else { return (false, false) }
+                state.stalledSince = .now
+                return (false, true)
             }
             if refused { continuation.resume(throwing: StreamChannel.gone) }
+            // The I/O loop may be asleep for up to the ping interval: wake it so that it watches the stall (every
+            // 100 ms) and closes with 1008 after sendStallTimeout, not whenever it next wakes.
+            if stalledNow { wake() }
         }
     }
 

@@ -21,6 +21,15 @@ enum WebSocketRoutes {
         sendStallTimeout: .seconds(1), pingInterval: .seconds(1), idleTimeout: .seconds(3),
         closeTimeout: .seconds(1))
 
+    /// The flood's limits: no idle timeout within a test, so that only the send stall (1 s) can close it, however
+    /// long a loaded machine takes to fill the queues (with the 3 s idle timeout it sometimes closed with 1001 first).
+    static let floodLimits: WebSocket.Configuration = {
+        var flood = limits
+        flood.idleTimeout = .seconds(120)
+        flood.pingInterval = .seconds(120)
+        return flood
+    }()
+
     static func router(_ observations: Observations = Observations()) -> Router {
         let router = Router()
         // Echoes every message; offers the `earshot.test` subprotocol when the client asks for it.
@@ -33,7 +42,7 @@ enum WebSocketRoutes {
         }
         // Sends 64 KiB messages as fast as it can and never reads: a client that does not read either.
         router.get("/flood") { request, _ in
-            try .webSocket(for: request, configuration: limits) { socket in
+            try .webSocket(for: request, configuration: floodLimits) { socket in
                 let chunk = [UInt8](repeating: 0x5A, count: 64 << 10)
                 do {
                     while true { try await socket.send(.binary(chunk)) }
