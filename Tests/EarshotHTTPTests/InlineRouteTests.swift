@@ -1,5 +1,6 @@
 import EarshotCrypto
 import EarshotHTTP
+import EarshotTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import EarshotHTTP
+import EarshotTestSupport
 import Foundation
 import Testing
 

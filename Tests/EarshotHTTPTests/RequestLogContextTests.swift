@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotHTTP
+import EarshotTestSupport
 import Foundation
 import Testing
 

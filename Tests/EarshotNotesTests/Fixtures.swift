@@ -87,19 +87,9 @@ enum BuiltInModel {
     }
 }
 
-/// Server logs go to one file for the test process instead of the test output.
-enum TestLog {
-    static let bootstrapped: Bool = {
-        let path = NSTemporaryDirectory() + "earshot-notes-tests-\(getpid()).log"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-        LogSink.shared.bootstrap(level: .info, format: .logfmt, fileDescriptor: fd)
-        return true
-    }()
-}
-
 /// Starts a real HTTP server on 127.0.0.1:0 with `router`, runs `body` with its `/v1` base URL, then stops it.
 func withProvider<T: Sendable>(_ router: Router, _ body: @Sendable (URL) async throws -> T) async throws -> T {
-    _ = TestLog.bootstrapped
+    _ = TestLog.path  // server logs go to the test process's log file, not the test output
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0, threadPoolSize: 2)
     configuration.connectionTimeout = .seconds(30)
     configuration.shutdownGracePeriod = .seconds(1)

@@ -1,26 +1,11 @@
 import EarshotCore
 import EarshotHTTP
+import EarshotTestSupport
 import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// Every test server logs to one file for the whole test process (the log sink is process-global).
-enum TestLog {
-    static let path: String = {
-        let path = NSTemporaryDirectory() + "earshot-http-tests-\(getpid()).log"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-        precondition(fd >= 0, "cannot open test log \(path)")
-        LogSink.shared.bootstrap(level: .info, format: .logfmt, fileDescriptor: fd)
-        return path
-    }()
-
-    /// The lines written so far.
-    static func lines() -> [String] {
-        (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
-    }
-}
 
 extension HTTPServer.Configuration {
     /// Ephemeral port on loopback, short timeouts.
