@@ -1,5 +1,5 @@
-public import Foundation
 import EarshotCore
+public import Foundation
 
 /// The test process's one log file: `LogSink.shared` is process-global, so every suite that starts an in-process
 /// server logs here, and a suite that reads log lines reads them here.
