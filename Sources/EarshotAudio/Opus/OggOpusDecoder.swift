@@ -156,11 +156,10 @@ public final class OggOpusDecoder {
 
     private static func notOggOpus(_ bytes: [UInt8]) -> AudioError {
         let found =
-            switch Array(bytes.prefix(4)) {
-            case Array("RIFF".utf8): "a WAV file"
-            case [0x1A, 0x45, 0xDF, 0xA3]: "WebM/Matroska"
-            case Array("fLaC".utf8): "FLAC"
-            default: "bytes that are not an Ogg page"
+            switch AudioContainer(sniffing: bytes) {
+            case .wav: "a WAV file"
+            case let container?: container.rawValue
+            case nil: "bytes that are not an Ogg page"
             }
         return AudioError(
             .unsupportedFormat,

@@ -122,7 +122,7 @@ final class LiveInputDecoder {
     func decode(_ bytes: [UInt8]) throws -> [UInt8] {
         switch format {
         case .pcm16(let rate):
-            if let container = Self.containerName(bytes) {
+            if let container = AudioContainer(sniffing: bytes)?.rawValue {
                 throw RealtimeError(
                     code: "invalid_audio_format",
                     message: "`audio` holds a \(container) file; send raw PCM16 samples (little-endian, mono, "
@@ -131,7 +131,7 @@ final class LiveInputDecoder {
             }
             return bytes
         case .g711(let law):
-            if let container = Self.containerName(bytes) {
+            if let container = AudioContainer(sniffing: bytes)?.rawValue {
                 throw RealtimeError(
                     code: "invalid_audio_format",
                     message: "`audio` holds a \(container) file; send raw G.711 bytes (8000 Hz, one byte a sample)",
@@ -150,18 +150,6 @@ final class LiveInputDecoder {
                         + "Opus stream (its OpusHead page)",
                     param: "audio")
             }
-        }
-    }
-
-    /// The container a client sent by mistake instead of raw samples, by its magic bytes.
-    static func containerName(_ bytes: [UInt8]) -> String? {
-        guard bytes.count >= 4 else { return nil }
-        switch Array(bytes.prefix(4)) {
-        case Array("RIFF".utf8): return "WAV (RIFF)"
-        case Array("OggS".utf8): return "Ogg"
-        case Array("fLaC".utf8): return "FLAC"
-        case [0x1A, 0x45, 0xDF, 0xA3]: return "WebM/Matroska"
-        default: return Array(bytes.prefix(3)) == Array("ID3".utf8) ? "MP3" : nil
         }
     }
 }
