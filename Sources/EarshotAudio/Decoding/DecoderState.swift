@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import EarshotCore
 import Foundation
 
 /// The FFmpeg objects of one open file and the decode loop over them: demux a packet, decode its frames,
@@ -108,8 +109,7 @@ final class DecoderState {
         if av_fmt_ctx_get_duration_estimation_method(opened) != AVFMT_DURATION_FROM_BITRATE,
             let duration = probed.duration
         {
-            let (seconds, attoseconds) = duration.components
-            expected = Int(seconds) * 16_000 + Int(attoseconds / 62_500_000_000_000)
+            expected = duration.samples(atRate: 16_000)
         }
         if probed.container == "wav" { expected = Self.declaredWAVLength(path) ?? expected }
         streamIndex = found

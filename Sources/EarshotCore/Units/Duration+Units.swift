@@ -10,4 +10,13 @@ extension Duration {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
+
+    /// How many samples at `rate` per second it lasts, rounded toward zero (16_000 for 1 s at 16 kHz).
+    public func samples(atRate rate: Int) -> Int {
+        let (seconds, attoseconds) = components
+        let fraction = Int64(1_000_000_000_000_000_000).dividingFullWidth(
+            Int64(rate).multipliedFullWidth(by: attoseconds)
+        ).quotient
+        return Int(seconds) * rate + Int(fraction)
+    }
 }
