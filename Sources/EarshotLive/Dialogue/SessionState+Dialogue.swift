@@ -57,6 +57,7 @@ extension SessionState {
                         ], channel: activeChannel)))
             actions += commitTurn(item: item, from: max(0, start - padding), to: buffer.count)
         }
+        turns?.restart()
         dropBuffer()
         return actions
     }

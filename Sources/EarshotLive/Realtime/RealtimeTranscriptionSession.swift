@@ -14,12 +14,14 @@ import Synchronization
 /// `speech_stopped`, `committed`, `cleared`, `conversation.item.input_audio_transcription.delta`, `completed`,
 /// `failed`, and `error`.
 ///
-/// With `server_vad` turn detection (the default) Silero VAD cuts turns; with `turn_detection: null` the client
-/// commits. Each committed utterance is decoded once more in full, in commit order; while a turn is still being
+/// With `server_vad` turn detection (the default) Silero VAD cuts turns, and a long turn is also cut at a short pause
+/// inside it (``Configuration/turnSplitting``: each piece is an item of its own); with `turn_detection: null` the
+/// client commits. Each committed utterance is decoded once more in full, in commit order; while a turn is still being
 /// spoken the growing audio is re-decoded every ``Configuration/partialInterval`` and the words two successive
 /// decodes agree on are sent as deltas at once (``StablePrefix``, LocalAgreement-2), never taken back; the final
-/// decode then adds the rest and `completed` carries the whole text. Bad input gets an `error` event and the session
-/// goes on.
+/// decode then adds the rest and `completed` carries the whole text. A commit cancels the session's partial decode
+/// still running, so the final does not wait behind a preview. Bad input gets an `error` event and the session goes
+/// on.
 ///
 /// With `translate_to` in the transcription settings (and a ``LiveTranslator``), each completed item is translated
 /// after its `completed` event, one at a time in item order beside the decodes (so translations never hold up the
@@ -46,6 +48,9 @@ public struct RealtimeTranscriptionSession: Sendable {
         public var maxBufferedAudio: Duration = .seconds(600)
         /// A turn longer than this is committed by the server even without a pause (server VAD).
         public var maxTurn: Duration = .seconds(30)
+        /// Server VAD: where a long turn is cut at a short pause, each piece its own item (nil: only when the speaker
+        /// stops, or at ``maxTurn``).
+        public var turnSplitting: TurnDetector.Splitting? = TurnDetector.Splitting()
         /// How often the growing turn is re-decoded for partial text (0 disables partials).
         public var partialInterval: Duration = .seconds(1)
         /// How often the VAD looks at the buffer.
@@ -74,7 +79,7 @@ public struct RealtimeTranscriptionSession: Sendable {
 
     public let configuration: Configuration
     let recognizer: any LiveRecognizer
-    let detector: VoiceActivityDetector
+    let detector: VoiceActivityStream
     let recorder: (any LiveSessionRecorder)?
     let translator: (any LiveTranslator)?
     let speaker: (any LiveSpeaker)?
@@ -84,7 +89,7 @@ public struct RealtimeTranscriptionSession: Sendable {
     /// `translate_to` and a dialogue's translations (without it the option is refused with `invalid_value`);
     /// `speaker`, when given, speaks a dialogue's translations (without it a channel must not ask to `speak`).
     public init(
-        recognizer: any LiveRecognizer, detector: VoiceActivityDetector, configuration: Configuration,
+        recognizer: any LiveRecognizer, detector: VoiceActivityStream, configuration: Configuration,
         recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil,
         speaker: (any LiveSpeaker)? = nil
     ) {
@@ -147,7 +152,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                 }
                 out.finish()
             }
-            let partialRunning = Flag()
+            let partials = PartialDecode()
             var state = SessionState(
                 configuration: configuration, detector: detector, recorder: recorder, translator: translator,
                 speaker: speaker)
@@ -159,18 +164,28 @@ public struct RealtimeTranscriptionSession: Sendable {
                     case .emit(let event):
                         out.yield(event)
                     case .commit(let utterance):
+                        // Finals first: a preview still decoding stops, so the final need not wait for the engine.
+                        partials.cancel()
                         finalsDue.begin()
                         finalQueue.yield(utterance)
                     case .partial(let utterance):
-                        // Finals first: no preview while a committed item of this session waits for its text.
-                        guard finalsDue.isZero, partialRunning.begin() else { break }
+                        // No preview while a committed item of this session waits for its text.
+                        guard finalsDue.isZero,
+                            let decode = partials.start({
+                                guard
+                                    let recognition = try? await recognizer.transcribe(
+                                        utterance.samples, settings: utterance.settings, partial: true),
+                                    !Task.isCancelled
+                                else { return }
+                                await texts.partial(utterance, text: recognition.text)
+                            })
+                        else { break }
                         group.addTask {
-                            defer { partialRunning.end() }
-                            guard
-                                let recognition = try? await recognizer.transcribe(
-                                    utterance.samples, settings: utterance.settings, partial: true)
-                            else { return }
-                            await texts.partial(utterance, text: recognition.text)
+                            await withTaskCancellationHandler {
+                                await decode.value
+                            } onCancel: {
+                                decode.cancel()
+                            }
                         }
                     }
                 }
@@ -255,7 +270,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         var configuration = Configuration()
         configuration.dialect = dialect
         var state = SessionState(configuration: configuration, detector: nil, translator: translator)
-        _ = try await state.update(["type": "session.update", "session": session], type: "session.update", recognizer: recognizer)
+        _ = try await state.update(
+            ["type": "session.update", "session": session], type: "session.update", recognizer: recognizer)
         return state.session
     }
 
@@ -264,16 +280,25 @@ public struct RealtimeTranscriptionSession: Sendable {
         RealtimeEvents.error(error).text
     }
 
-    /// Whether a partial decode is running (one at a time per session).
-    final class Flag: Sendable {
-        private let running = Mutex(false)
-        func begin() -> Bool {
+    /// The session's partial decode: one at a time, and cancelled when a turn is committed (its final then has the
+    /// engine at once rather than after a preview of the same words).
+    final class PartialDecode: Sendable {
+        private let running = Mutex<Task<Void, Never>?>(nil)
+
+        /// Starts `body` unless a partial decode is running; returns its task, or nil.
+        func start(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
             running.withLock { running in
-                defer { running = true }
-                return !running
+                guard running == nil else { return nil }
+                let task = Task {
+                    await body()
+                    self.running.withLock { $0 = nil }
+                }
+                running = task
+                return task
             }
         }
-        func end() { running.withLock { $0 = false } }
+
+        func cancel() { running.withLock { $0?.cancel() } }
     }
 
     /// Committed items whose final decode has not finished.

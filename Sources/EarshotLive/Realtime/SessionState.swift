@@ -18,7 +18,7 @@ struct SessionState {
     var turnSettings: TurnDetector.Settings?
     /// nil only to check settings without running a session (``RealtimeTranscriptionSession/settings(of:dialect:
     /// recognizer:)``).
-    let detector: VoiceActivityDetector?
+    let detector: VoiceActivityStream?
     let recorder: (any LiveSessionRecorder)?
     let translator: (any LiveTranslator)?
     /// `translate_to`: the language each completed item is translated into, or nil.
@@ -50,7 +50,7 @@ struct SessionState {
     var outputFormat = LiveAudioFormat.pcm16(rate: 24_000)
 
     init(
-        configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityDetector?,
+        configuration: RealtimeTranscriptionSession.Configuration, detector: VoiceActivityStream?,
         recorder: (any LiveSessionRecorder)? = nil, translator: (any LiveTranslator)? = nil,
         speaker: (any LiveSpeaker)? = nil
     ) {
@@ -62,15 +62,17 @@ struct SessionState {
         transcription = configuration.transcription
         turnSettings = configuration.turnDetection
         inputFormat = .pcm16(rate: configuration.inputRate)
-        turns = Self.turns(turnSettings, detector: detector)
+        turns = Self.turns(turnSettings, detector: detector, splitting: configuration.turnSplitting)
     }
 
     var isGA: Bool { configuration.dialect == .ga || isDialogue }
     var isDialogue: Bool { configuration.dialogue }
 
-    static func turns(_ settings: TurnDetector.Settings?, detector: VoiceActivityDetector?) -> TurnDetector? {
+    static func turns(
+        _ settings: TurnDetector.Settings?, detector: VoiceActivityStream?, splitting: TurnDetector.Splitting?
+    ) -> TurnDetector? {
         guard let settings, let detector else { return nil }
-        return TurnDetector(detector: detector, settings: settings)
+        return TurnDetector(stream: detector, settings: settings, splitting: splitting)
     }
 
     /// The `created` event, after the settings a client secret was minted with (``Configuration/initialSession``).
@@ -348,7 +350,7 @@ struct SessionState {
         outputFormat = newOutput
         if newTurns != turnSettings {
             turnSettings = newTurns
-            turns = Self.turns(newTurns, detector: detector)
+            turns = Self.turns(newTurns, detector: detector, splitting: configuration.turnSplitting)
             detectedUpTo = 0
         }
         let reply = type == "session.update" ? "session.updated" : "transcription_session.updated"
@@ -405,13 +407,11 @@ struct SessionState {
     /// Looks for turn changes every `detectionInterval` of new audio; starts partial decodes while a turn goes on.
     private mutating func detectTurns() throws -> [Action] {
         guard var turns else { return [] }
-        let step =
-            Int(configuration.detectionInterval.components.attoseconds / 62_500_000_000_000)
-            + Int(configuration.detectionInterval.components.seconds) * 16_000
+        let step = configuration.detectionInterval.samples(atRate: 16_000)
         guard buffer.count - detectedUpTo >= max(160, step) else { return [] }
         detectedUpTo = buffer.count
         var actions: [Action] = []
-        for change in try turns.update(buffer) {
+        for change in try turns.update(buffer, start: bufferStart) {
             switch change {
             case .started(let at):
                 let item = Identifier.make(prefix: "item")
@@ -434,20 +434,42 @@ struct SessionState {
                             channel: activeChannel)))
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                 actions += commitTurn(item: item, from: from, to: stoppedAt)
+            case .paused(let start, let end, let cut):
+                // A long turn's piece up to the pause becomes an item; the speech after it is the next item's.
+                let item = itemID ?? Identifier.make(prefix: "item")
+                actions.append(
+                    .emit(
+                        RealtimeEvents.event(
+                            "input_audio_buffer.speech_stopped",
+                            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)],
+                            channel: activeChannel)))
+                let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+                actions += commitTurn(item: item, from: from, to: cut)
+                turns.droppedFirst(cut)
+                let next = Identifier.make(prefix: "item")
+                itemID = next
+                let resumed = turns.speechStart ?? 0
+                partialUpTo = resumed
+                actions.append(
+                    .emit(
+                        RealtimeEvents.event(
+                            "input_audio_buffer.speech_started",
+                            [
+                                "audio_start_ms": .number(Double((bufferStart + resumed) / 16)),
+                                "item_id": .string(next),
+                            ],
+                            channel: activeChannel)))
             }
         }
         // A turn that goes on too long is committed without a pause (Whisper reads 30 s at a time).
         if let start = turns.speechStart, let item = itemID {
-            let maxTurn = Int(configuration.maxTurn.components.seconds) * 16_000
+            let maxTurn = configuration.maxTurn.samples(atRate: 16_000)
             if buffer.count - start >= maxTurn {
                 let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                 turns.reset()
                 actions += commitTurn(item: item, from: from, to: buffer.count)
             } else if configuration.partialInterval > .zero {
-                let interval =
-                    Int(configuration.partialInterval.components.seconds) * 16_000
-                    + Int(configuration.partialInterval.components.attoseconds / 62_500_000_000_000)
-                if buffer.count - partialUpTo >= interval {
+                if buffer.count - partialUpTo >= configuration.partialInterval.samples(atRate: 16_000) {
                     partialUpTo = buffer.count
                     let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
                     actions.append(

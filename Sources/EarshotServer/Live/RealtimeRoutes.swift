@@ -102,7 +102,7 @@ struct RealtimeRoutes: Sendable {
                 return
             }
             defer { sessions.leave() }
-            let detector = try VoiceActivityDetector(modelPath: modelPath)
+            let detector = try VoiceActivityStream(modelPath: modelPath)
             let recording = sessionConfiguration.recordID.map {
                 LiveRecording(directory: spool, recordID: $0, startedAt: records.now())
             }

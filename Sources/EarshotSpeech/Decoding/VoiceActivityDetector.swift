@@ -11,8 +11,9 @@ import Synchronization
 /// ```
 ///
 /// Loading the ggml Silero model (≈ 0.9 MB) takes a few milliseconds. One detector runs one call at a time (its
-/// whisper.cpp context holds the model's recurrent state); concurrent calls wait. Blocking CPU work (about 10 ms per
-/// audio minute here): call it from a thread you own.
+/// whisper.cpp context holds the model's recurrent state); concurrent calls wait. Blocking CPU work (about 5 ms per
+/// second of audio here): call it from a thread you own. For audio that arrives as it is spoken, use
+/// ``VoiceActivityStream``, which looks at each sample once.
 public final class VoiceActivityDetector: Sendable {
     private final class Context: @unchecked Sendable {
         // SAFETY: only used inside `VoiceActivityDetector.context`'s mutex.

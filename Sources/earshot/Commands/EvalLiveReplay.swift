@@ -45,7 +45,7 @@ final class LiveReplayRecognizer: Recognizer {
         configuration.inputRate = 16_000
         configuration.transcription = settings
         let session = RealtimeTranscriptionSession(
-            recognizer: recognizer, detector: try VoiceActivityDetector(), configuration: configuration)
+            recognizer: recognizer, detector: try VoiceActivityStream(), configuration: configuration)
 
         let samples = audio.samples + [Float](repeating: 0, count: Self.tail)
         let (messages, input) = AsyncStream<RealtimeTranscriptionSession.Incoming>.makeStream()
