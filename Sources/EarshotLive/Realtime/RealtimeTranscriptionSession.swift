@@ -123,13 +123,18 @@ public struct RealtimeTranscriptionSession: Sendable {
                 }
             }
             group.addTask {
+                // What each side said last: the next final decode is conditioned on it, as Whisper's own long-form
+                // decoding conditions each window on the one before, so a short turn ("ask not") is heard in context.
+                var said: [Int: String] = [:]
                 for await utterance in finals {
                     defer { finalsDue.end() }
                     do {
+                        var settings = utterance.settings
+                        settings.prompt = Self.prompt(settings.prompt, after: said[utterance.channel ?? 0])
                         let recognition =
-                            try await recognizer.transcribe(
-                                utterance.samples, settings: utterance.settings, partial: false)
+                            try await recognizer.transcribe(utterance.samples, settings: settings, partial: false)
                             ?? Recognition(text: "")
+                        said[utterance.channel ?? 0] = recognition.text
                         await texts.complete(utterance, recognition)
                         if utterance.translateTo != nil { translationQueue.yield((utterance, recognition)) }
                     } catch {
@@ -279,6 +284,17 @@ public struct RealtimeTranscriptionSession: Sendable {
     public static func errorEvent(_ error: RealtimeError) -> String {
         RealtimeEvents.error(error).text
     }
+
+    /// The prompt of a final decode: the session's own (names, spelling), then the last words said before the item
+    /// (at most ``contextWords``, so the session's prompt always fits Whisper's 224-token prompt window).
+    static func prompt(_ prompt: String?, after previous: String?) -> String? {
+        let context = (previous ?? "").split(whereSeparator: \.isWhitespace).suffix(contextWords).joined(separator: " ")
+        let parts = [prompt ?? "", context].filter { !$0.isEmpty }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    /// How many words of what was said before condition a final decode.
+    static let contextWords = 40
 
     /// The session's partial decode: one at a time, and cancelled when a turn is committed (its final then has the
     /// engine at once rather than after a preview of the same words).
