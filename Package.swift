@@ -81,7 +81,7 @@ targets += [
         name: "EarshotConsole", dependencies: ["EarshotHTTP", "EarshotCrypto"],
         resources: [
             "index.html", "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js",
-            "upload.js", "quality.js", "devices.js", "admin.js",
+            "upload.js", "quality.js", "devices.js", "admin.js", "languages.js", "live.js", "capture.js",
         ].map { .embedInCode("Assets/" + $0) }),
     .target(
         name: "EarshotServer",
@@ -198,7 +198,8 @@ targets += [
         ]),
     // The web console in headless Chromium (Selenium, Browser/console_browser.py) against `earshot serve`.
     .testTarget(
-        name: "EarshotConsoleTests", dependencies: ["earshot", "EarshotServer", "EarshotStore", "EarshotTestSupport"],
+        name: "EarshotConsoleTests",
+        dependencies: ["earshot", "EarshotServer", "EarshotStore", "EarshotEval", "EarshotTestSupport"],
         exclude: ["Browser"]),
     // End-to-end tests of the built binary (run as a child process).
     .testTarget(

@@ -34,6 +34,9 @@ struct ConsoleAsset: Sendable {
             ("quality.js", "text/javascript; charset=utf-8", PackageResources.quality_js),
             ("devices.js", "text/javascript; charset=utf-8", PackageResources.devices_js),
             ("admin.js", "text/javascript; charset=utf-8", PackageResources.admin_js),
+            ("languages.js", "text/javascript; charset=utf-8", PackageResources.languages_js),
+            ("live.js", "text/javascript; charset=utf-8", PackageResources.live_js),
+            ("capture.js", "text/javascript; charset=utf-8", PackageResources.capture_js),
         ]
         return Dictionary(
             uniqueKeysWithValues: files.map { ($0.0, ConsoleAsset(name: $0.0, contentType: $0.1, bytes: $0.2)) })

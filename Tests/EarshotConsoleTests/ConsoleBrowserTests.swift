@@ -1,3 +1,4 @@
+import EarshotEval
 import EarshotServer
 import EarshotStore
 import EarshotTestSupport
@@ -158,6 +159,52 @@ import Testing
             for variant in ["1280-light", "1280-dark", "390-light", "390-dark"] {
                 #expect(shots.contains("\(page)-\(variant).png"), "no screenshot \(page)-\(variant)")
             }
+        }
+    }
+
+    /// The Live page (`Browser/console_live_browser.py`): Chromium's fake microphone plays JFK's clip once; the
+    /// page mints a client secret with the session cookie, streams PCM16 from its AudioWorklet over the WebSocket,
+    /// shows the clip's words as final lines with their times, and after Stop links the record the session became,
+    /// whose transcript has the same words. No Content-Security-Policy violation on the way.
+    @Test(.timeLimit(.minutes(10))) func aPersonSpeaksOnTheLivePageAndKeepsTheRecord() async throws {
+        let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", Self.python.path].filter {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard missing.isEmpty, TestEnvironment.exist(TestEnvironment.asrFastModel, TestEnvironment.jfk) else {
+            Issue.record("missing \(missing) or the asr-fast model: run scripts/setup")
+            return
+        }
+        let directory = try TestEnvironment.makeTemporaryDirectory("console-live")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+        let created = try await Program.earshot.run(
+            ["accounts", "create", "ada@example.com", "--data-dir", directory.path],
+            input: Data((Self.password + "\n").utf8))
+        try #require(created.status == 0, "\(created)")
+        // Chromium's fake capture reads a WAV file; one second of silence first, so the page is listening.
+        let speech = directory.appendingPathComponent("speech.wav")
+        try FFmpeg.convert(
+            TestEnvironment.jfk, to: speech, ["-af", "adelay=1000:all=1,apad=pad_dur=2", "-ar", "48000", "-ac", "1"])
+
+        let server = try await ServeProcess.start(dataDirectory: directory.path, arguments: [])
+        defer { server.stop() }
+        let result = try await Program(Self.python).run(
+            [
+                Self.script.deletingLastPathComponent().appendingPathComponent("console_live_browser.py").path,
+                "--base", server.base, "--artifacts", Self.artifacts.path, "--email", "ada@example.com",
+                "--speech", speech.path,
+            ], timeout: .seconds(420))
+        try Data(result.stdoutData).write(to: Self.artifacts.appendingPathComponent("live-steps.jsonl"))
+        let steps = Self.steps(result.stdout)
+        #expect(
+            result.status == 0 && steps["done"] != nil,
+            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+        if let spoken = steps["speak"]?["finals"] as? [String] {
+            let normalizer = TextNormalizer(configuration: .defaults(for: .english))
+            let wer = PairsBenchmark.score([
+                (normalizer.normalize(Self.jfkSaid), normalizer.normalize(spoken.joined(separator: " ")))
+            ]).errorRate
+            #expect(wer <= 0.15, "the live lines \(spoken) against what JFK said (WER \(wer))")
         }
     }
 

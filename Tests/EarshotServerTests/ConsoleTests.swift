@@ -14,10 +14,11 @@ import Testing
 /// Content-Security-Policy, caching by ETag, the session cookies' flags and CSRF refusal (the browser itself is
 /// driven in `EarshotConsoleTests/ConsoleBrowserTests`).
 @Suite(.serialized) struct ConsoleTests {
-    /// The files the page loads: its stylesheet and its module scripts (each imported by app.js or another module).
+    /// The files the page loads: its stylesheet and its module scripts (each imported by app.js or another module;
+    /// capture.js is the live page's AudioWorklet).
     static let files = [
         "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js", "upload.js", "quality.js",
-        "devices.js", "admin.js",
+        "devices.js", "admin.js", "languages.js", "live.js", "capture.js",
     ]
 
     @Test func thePageIsServedAtTheRootWithAStrictPolicyAndNoInlineCode() async throws {

@@ -2,11 +2,9 @@
 // the homes (add, rename, make current, delete an empty one) and the user's device defaults (docs/devices.md).
 import { api } from './api.js';
 import { h, replace, when, announce } from './dom.js';
+import { LANGUAGES, languageName } from './languages.js';
 
-const LANGUAGES = ['en', 'zh', 'ja', 'ko', 'fr', 'de', 'es', 'ru', 'it', 'pt', 'th', 'vi', 'ar', 'hi'];
 const TIERS = [['asr-fast', 'asr-fast (low latency)'], ['asr-pro', 'asr-pro (high accuracy)']];
-const names = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;
-const languageName = (code) => code === 'auto' ? 'Detect it' : `${names?.of(code) ?? code} (${code})`;
 const serialPath = (template, serial) => template.replace('{serial}', encodeURIComponent(serial));
 
 /** "12.5 MB" for bytes. */

@@ -5,10 +5,10 @@ import { api, url } from './api.js';
 import { h, replace, clock, when, announce } from './dom.js';
 import { decodeEnvelope, attachWave } from './wave.js';
 import { deviceNames, sourceText } from './library.js';
+import { LANGUAGES } from './languages.js';
 
 const FINAL = new Set(['SUCCESS', 'FAILURE', 'REVOKED']);
 const TASK_NAMES = ['Transcription', 'Summary', 'Translation'];
-const LANGUAGES = ['en', 'zh', 'ja', 'ko', 'fr', 'de', 'es', 'ru', 'it', 'pt', 'th', 'vi', 'ar', 'hi'];
 
 export async function recordPage(main, id, query, { navigate }) {
   const path = `/open/partner/records/${encodeURIComponent(id)}`;

@@ -223,11 +223,16 @@ struct Services: Sendable {
         ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
         OpenAISpeechRoutes(synthesizer: speech, admission: speechAdmission).register(
             on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
-        ClientSecretRoutes(
+        // Client secrets are minted at the root for OpenAI clients and under api-prefix for the console's Live page,
+        // whose session cookie is scoped to the prefix (one registration when there is none).
+        let secrets = ClientSecretRoutes(
             tokens: tokens, recognizer: EngineRecognizer(engines: engines, admission: admission),
             interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes),
-            limits: .init(ttl: configuration.liveSecretTTL, maxTTL: configuration.liveSecretMaxTTL)
-        ).register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
+            limits: .init(ttl: configuration.liveSecretTTL, maxTTL: configuration.liveSecretMaxTTL))
+        secrets.register(on: api)
+        if !configuration.apiPrefix.isEmpty {
+            secrets.register(on: APIRoutes(builder: router.group("/"), tokens: tokens, signer: uploads.signer))
+        }
         RealtimeRoutes(
             engines: engines, admission: admission,
             interpreter: LiveInterpreter(engines: engines, admission: admission, notes: notes),

@@ -24,7 +24,8 @@ XSS_TITLE = "<script>window.__xss=1</script><img src=x onerror=window.__xss=2>"
 
 
 class Console:
-    def __init__(self, args):
+    def __init__(self, args, flags=()):
+        """`flags`: more Chromium switches (the live page's fake microphone)."""
         self.args = args
         self.step = "start"
         options = webdriver.ChromeOptions()
@@ -32,7 +33,7 @@ class Console:
         for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update", "--lang=en-US",
-                     "--window-size=1280,900"):
+                     "--window-size=1280,900", *flags):
             options.add_argument(flag)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(options=options, service=Service(args.chromedriver))

@@ -66,6 +66,44 @@ struct ClientSecretTests {
         try await platform.send("POST", path, token: token, json: body)
     }
 
+    /// The console's Live page mints with its session cookie and CSRF token, at the root and — when the API has a
+    /// prefix, to which the cookie is scoped — under the prefix too; the root still serves OpenAI clients' tokens.
+    @Test func theConsolesSessionCookieMintsWithItsCSRFToken() async throws {
+        // The prefixed server first: URLSession's shared jar keeps each sign-in's cookie for 127.0.0.1 whatever the
+        // port, and the prefixed one (Path=/developer/api) is not sent to the second server's root paths.
+        for prefix in ["/developer/api", ""] {
+            try await TestPlatform.with({ $0.apiPrefix = prefix }) { platform in
+                let api = platform.base.absoluteString + prefix
+                _ = try await AccountsTests.account(platform, "ada@example.com")
+                let signedIn = try await platform.send(
+                    "POST", api + APIPath.accountSignIn,
+                    json: ["email": "ada@example.com", "password": AccountsTests.password, "session": "cookie"])
+                try #require(signedIn.status == 200, "\(signedIn.text)")
+                let csrf = try signedIn.decode(SignInResponse.self).csrfToken ?? ""
+                let cookies = try #require(signedIn.header("Set-Cookie"))
+                let token = try #require(cookies.firstMatch(of: /earshot_session=([^;]+)/)?.1)
+                let cookie = ["Cookie": "earshot_session=\(token)"]
+                let path = api + APIPath.realtimeClientSecrets
+
+                let withoutCSRF = try await platform.send("POST", path, json: [:], headers: cookie)
+                #expect(withoutCSRF.status == 403, "\(prefix): \(withoutCSRF.text)")
+                let minted = try await platform.send(
+                    "POST", path, json: ["session": ["type": "transcription"]],
+                    headers: cookie.merging(["X-CSRF-Token": csrf]) { $1 })
+                #expect(minted.status == 200, "\(prefix): \(minted.text)")
+                #expect((minted.object?["value"] as? String)?.hasPrefix("ek_") == true)
+
+                let partner = try await platform.createPartner()
+                let partnerToken = try await platform.send(
+                    "POST", api + APIPath.partnerToken,
+                    json: ["client_id": partner.clientID, "client_secret": partner.clientSecret]
+                ).decode(TokenResponse.self).accessToken
+                let root = try await Self.mint(platform, APIPath.realtimeClientSecrets, token: partnerToken, [:])
+                #expect(root.status == 200, "\(prefix): \(root.text)")
+            }
+        }
+    }
+
     @Test func secretsOpenTheLiveEndpointWithTheirSettingsAndNothingElse() async throws {
         guard let clip = try LiveClip.make("client-secrets") else { return }
         defer { clip.remove() }

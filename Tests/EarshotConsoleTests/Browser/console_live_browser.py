@@ -1,0 +1,105 @@
+"""Drives the console's Live page in headless Chromium against a running `earshot serve`: a person signs in, presses
+Start and speaks (Chromium's fake microphone plays a WAV file once), sees their words settle as a final line with its
+time, presses Stop and opens the record the session became.
+
+Run by Tests/EarshotConsoleTests/ConsoleBrowserTests.swift (`aPersonSpeaksOnTheLivePageAndKeepsTheRecord`), which
+creates the account with `earshot accounts create`. Like console_browser.py it prints one JSON object per line,
+{"step": ..., ...}, then {"done": true}; a failed check prints {"failed": ...} and exits 1.
+"""
+
+import argparse
+import json
+import sys
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from console_browser import PASSWORD, Console
+
+
+class LiveConsole(Console):
+    def __init__(self, args):
+        super().__init__(args, flags=(
+            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={args.speech}%noloop"))
+
+    def finals(self):
+        return [element.text for element in self.driver.find_elements(By.CSS_SELECTOR, "#live-items li.final .text")]
+
+    def run(self):
+        self.step = "sign in"
+        self.open("#/sign-in")
+        self.type_into("#f-address", self.args.email)
+        self.type_into("#f-password", PASSWORD + Keys.ENTER)
+        self.wait(lambda: self.text("#library-title") == "Library", "the library", 60)
+        self.report()
+
+        self.step = "the live page"
+        self.find('#bar nav a[href="#/live"]').click()
+        start = self.find("#live-start")
+        assert start.is_enabled(), self.text("#live-state")
+        assert not self.find("#live-stop").is_enabled()
+        self.report(state=self.text("#live-state"))
+
+        self.step = "speak"
+        self.find("#live-language option[value='en']").click()
+        start.click()
+        self.wait(lambda: self.text("#live-state") == "Listening.", "listening", 60)
+        # The clip ends "... ask what you can do for your country."; its last turn settles after the pause that
+        # follows. (ConsoleBrowserTests scores all the final lines against what was said.)
+        self.wait(lambda: any("what you can do for your country" in text.lower() for text in self.finals()),
+                  "the clip's last words as a final line", self.args.transcribe_timeout)
+        finals = self.finals()
+        times = [element.text for element in self.driver.find_elements(By.CSS_SELECTOR, "#live-items li.final .time")]
+        assert all(t and ":" in t for t in times), times
+        self.report(finals=finals, times=times)
+        self.shots("live")
+
+        self.step = "stop"
+        self.find("#live-stop").click()
+        link = self.find("#live-record-link", 90)
+        assert self.find("#live-start").is_enabled()
+        self.report(state=self.text("#live-state"), record=link.get_attribute("href"))
+
+        self.step = "the record"
+        link.click()
+        self.wait(lambda: "your country" in self.text("#transcript").lower(), "the record's transcript", 60)
+        source = self.find("#record-source").get_attribute("data-source")
+        assert source.startswith("live"), source
+        self.report(source=source)
+
+        self.step = "no policy violations"
+        errors = [entry["message"] for entry in self.driver.get_log("browser")
+                  if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
+        assert not errors, errors
+        self.report()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("base", "artifacts", "email", "speech"):
+        parser.add_argument("--" + name, required=True)
+    parser.add_argument("--prefix", default="")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--transcribe-timeout", type=float, default=240)
+    args = parser.parse_args()
+    console = LiveConsole(args)
+    try:
+        console.run()
+        print(json.dumps({"done": True}), flush=True)
+    except Exception as error:  # noqa: BLE001 - every failure is reported the same way
+        shot = None
+        try:
+            shot = console.screenshot("live-failure")
+        except Exception:  # noqa: BLE001
+            pass
+        print(json.dumps({"failed": console.step, "error": f"{type(error).__name__}: {error}", "screenshot": shot,
+                          "url": console.driver.current_url}), flush=True)
+        sys.exit(1)
+    finally:
+        console.driver.quit()
+
+
+if __name__ == "__main__":
+    main()
