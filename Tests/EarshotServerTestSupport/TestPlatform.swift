@@ -176,6 +176,9 @@ public struct TestPlatform: Sendable {
         // A synchronous transcription waits its turn at the decoder: on a loaded 2-core machine that can take
         // minutes, longer than URLSession's default of 60 s. Suites have their own hang guards.
         request.timeoutInterval = 600
+        // Cookies only as a test sends them: the shared jar (kept on disk by swift-corelibs-foundation) would replay
+        // one server's session cookie to every later server on 127.0.0.1 (cookies ignore the port), across suites.
+        request.httpShouldHandleCookies = false
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {
