@@ -79,6 +79,9 @@ export async function livePage(main) {
       case 'session.created':
         session.recordID = event.record_id ?? null;
         break;
+      case 'session.updated':
+        session.synced = true;
+        break;
       case 'input_audio_buffer.speech_started':
         session.speaking = item;
         part(item, 'time').textContent = clock(event.audio_start_ms ?? 0);
@@ -213,9 +216,14 @@ export async function livePage(main) {
     release(current);
     const socket = current.socket;
     if (socket.readyState === WebSocket.OPEN) {
-      if (current.speaking) socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
       state.textContent = 'Finishing the last words…';
       const deadline = Date.now() + FINISH_MS;
+      // The server may not have handled the last audio yet: an update that changes nothing is answered after it,
+      // and then `speaking` says whether a turn is still under way.
+      current.synced = false;
+      socket.send(JSON.stringify({ type: 'session.update', session: {} }));
+      while (!current.closed && !current.synced && Date.now() < deadline) await sleep(50);
+      if (current.speaking) socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
       await sleep(300); // the commit's `committed` event
       while (!current.closed && (current.pending.size > 0 || current.speaking) && Date.now() < deadline) {
         await sleep(200);

@@ -522,7 +522,8 @@ public final class LiveSession: Sendable {
 
     // MARK: Ending
 
-    /// Ends the session gracefully: commits audio still waiting (with server VAD only when a turn is under way),
+    /// Ends the session gracefully: commits audio still waiting (with server VAD only when a turn is under way once the
+    /// server has handled every append),
     /// waits until every item has its final text (and its translation when interpreting) — at most `timeout`
     /// seconds — then closes the connection with 1000. ``events`` ends after ``LiveEvent/Kind/closed(code:reason:)``.
     ///
@@ -530,11 +531,25 @@ public final class LiveSession: Sendable {
     ///   connection ended first.
     @discardableResult
     public func finish(timeout: TimeInterval = 60) async -> Bool {
-        let (speaking, waiting, manual) = state.withLock {
-            ($0.speaking, $0.bytesSinceCommit, $0.info.map { $0.serverVAD == nil } ?? false)
-        }
-        if speaking || (manual && waiting > 0) { try? await commit() }
         let deadline = Date().addingTimeInterval(timeout)
+        let manual = state.withLock { $0.info.map { $0.serverVAD == nil } ?? false }
+        if !manual {
+            // The server may not have handled the last appends yet. A session update that changes nothing is answered
+            // after them, so once it is, `speaking` says whether a turn is still under way.
+            let eventID = "evt_sync_\(UUID().uuidString.prefix(8))"
+            state.withLock { $0.awaiting[eventID] = "update" }
+            if (try? await send(["type": "session.update", "event_id": eventID, "session": [String: Any]()])) != nil {
+                while !Task.isCancelled, Date() < deadline,
+                    state.withLock({ $0.awaiting[eventID] != nil && $0.closed == nil })
+                {
+                    try? await Task.sleep(nanoseconds: 20_000_000)
+                }
+            } else {
+                state.withLock { $0.awaiting[eventID] = nil }
+            }
+        }
+        let (speaking, waiting) = state.withLock { ($0.speaking, $0.bytesSinceCommit) }
+        if speaking || (manual && waiting > 0) { try? await commit() }
         var settled = false
         while !Task.isCancelled {
             let (done, closed) = state.withLock { ($0.settled, $0.closed != nil) }

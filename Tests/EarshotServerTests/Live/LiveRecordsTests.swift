@@ -31,13 +31,16 @@ struct LiveRecordsTests {
                     await ws.send(json.dumps({"type": "input_audio_buffer.append",
                                               "audio": base64.b64encode(audio[i:i + 4800]).decode()}))
                     await asyncio.sleep(0.025)
+                # `cleared` comes after every append was handled, so after every turn the VAD committed.
+                await ws.send(json.dumps({"type": "input_audio_buffer.clear"}))
                 events = []
                 while True:
                     event = json.loads(await asyncio.wait_for(ws.recv(), 420))
                     events.append(event)
                     committed = [e["item_id"] for e in events if e["type"] == "input_audio_buffer.committed"]
                     done = [e for e in events if e["type"].endswith("transcription.completed")]
-                    if committed and len(done) == len(committed):
+                    cleared = any(e["type"] == "input_audio_buffer.cleared" for e in events)
+                    if cleared and committed and len(done) == len(committed):
                         break
                 return {"header": ws.response.headers.get("Earshot-Record-Id"), "created": created,
                         "completed": [e["transcript"] for e in done], "bytes": len(audio)}

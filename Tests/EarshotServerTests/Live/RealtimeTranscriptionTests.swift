@@ -49,6 +49,8 @@ struct RealtimeTranscriptionTests {
                     await ws.send(json.dumps({"type": "input_audio_buffer.append",
                                               "audio": base64.b64encode(audio[i:i + chunk]).decode()}))
                     await asyncio.sleep(0.025)  # 4x real time
+                # `cleared` comes after every append was handled, so after every turn the VAD committed.
+                await ws.send(json.dumps({"type": "input_audio_buffer.clear"}))
                 events = [created, updated]
                 # Every turn the VAD committed ends with completed (or failed). One deadline for all of them, not a
                 # limit on the silence between two events: on a loaded machine a final decode may take minutes.
@@ -62,7 +64,8 @@ struct RealtimeTranscriptionTests {
                     committed = [e["item_id"] for e in events if e["type"] == "input_audio_buffer.committed"]
                     finished = [e["item_id"] for e in events if e["type"].endswith("transcription.completed")
                                 or e["type"].endswith("transcription.failed")]
-                    if committed and len(finished) == len(committed):
+                    cleared = any(e["type"] == "input_audio_buffer.cleared" for e in events)
+                    if cleared and committed and len(finished) == len(committed):
                         break
                 return events
 
