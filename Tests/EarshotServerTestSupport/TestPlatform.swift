@@ -165,6 +165,17 @@ public struct TestPlatform: Sendable {
         public func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: data) }
     }
 
+    /// The tests' HTTP client, without a cookie jar: tests send the cookies they mean. `URLSession.shared`'s jar (kept
+    /// on disk by swift-corelibs-foundation, and blind to ports) replayed one server's session cookie to every later
+    /// server on 127.0.0.1, across suites running in parallel.
+    static let http: URLSession = {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        return URLSession(configuration: configuration)
+    }()
+
     /// `method` on `path` (relative to the base) or an absolute URL.
     public func send(
         _ method: String, _ pathOrURL: String, token: String? = nil, json: Any? = nil, body: Data? = nil,
@@ -176,9 +187,6 @@ public struct TestPlatform: Sendable {
         // A synchronous transcription waits its turn at the decoder: on a loaded 2-core machine that can take
         // minutes, longer than URLSession's default of 60 s. Suites have their own hang guards.
         request.timeoutInterval = 600
-        // Cookies only as a test sends them: the shared jar (kept on disk by swift-corelibs-foundation) would replay
-        // one server's session cookie to every later server on 127.0.0.1 (cookies ignore the port), across suites.
-        request.httpShouldHandleCookies = false
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {
@@ -186,7 +194,7 @@ public struct TestPlatform: Sendable {
             request.httpBody = try JSONSerialization.data(withJSONObject: json)
         }
         if let body { request.httpBody = body }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await Self.http.data(for: request)
         let http = response as! HTTPURLResponse
         let fields = Dictionary(
             http.allHeaderFields.map { ("\($0.key)".lowercased(), "\($0.value)") }, uniquingKeysWith: { a, _ in a })

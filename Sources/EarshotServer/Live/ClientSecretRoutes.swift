@@ -31,6 +31,9 @@ struct ClientSecretRoutes: Sendable {
     static let maxSessionBytes = 4096
     /// The largest request body.
     static let maxBody = 64 << 10
+    /// The routes: at the root for OpenAI clients and, when there is an `api-prefix`, under it too for the console's
+    /// session cookie, which is scoped to the prefix (the served OpenAPI document lists both).
+    static let paths = [APIPath.realtimeTranscriptionSessions, APIPath.realtimeClientSecrets]
 
     func register(on api: APIRoutes) {
         api.post(

@@ -20,10 +20,22 @@ struct OpenAPIRoutes: Sendable {
         else { throw PlatformError.invalidArgument("the embedded OpenAPI document is not a JSON object") }
         document["servers"] = [["url": links.url("", query: "").dropLast(links.prefix.count).description]]
         if !links.prefix.isEmpty {
-            document["paths"] = Dictionary(
+            var served = Dictionary(
                 uniqueKeysWithValues: paths.map {
                     ($0.key.hasPrefix("/open/") ? links.prefix + $0.key : $0.key, $0.value)
                 })
+            // The client-secret routes are also under the prefix, for the console's cookie (``ClientSecretRoutes``).
+            for path in ClientSecretRoutes.paths {
+                guard var item = paths[path] as? [String: Any] else { continue }
+                for (method, operation) in item {
+                    guard var operation = operation as? [String: Any], let id = operation["operationId"] as? String
+                    else { continue }
+                    operation["operationId"] = id + "UnderPrefix"
+                    item[method] = operation
+                }
+                served[links.prefix + path] = item
+            }
+            document["paths"] = served
         }
         return Array(
             try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
