@@ -424,27 +424,10 @@ struct SessionState {
                             ["audio_start_ms": .number(Double((bufferStart + at) / 16)), "item_id": .string(item)],
                             channel: activeChannel)))
             case .stopped(let start, let end):
-                let item = itemID ?? Identifier.make(prefix: "item")
-                let stoppedAt = min(buffer.count, end + 16 * 100)
-                actions.append(
-                    .emit(
-                        RealtimeEvents.event(
-                            "input_audio_buffer.speech_stopped",
-                            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)],
-                            channel: activeChannel)))
-                let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
-                actions += commitTurn(item: item, from: from, to: stoppedAt)
+                actions += endTurn(start: start, end: end, committingTo: min(buffer.count, end + 16 * 100))
             case .paused(let start, let end, let cut):
                 // A long turn's piece up to the pause becomes an item; the speech after it is the next item's.
-                let item = itemID ?? Identifier.make(prefix: "item")
-                actions.append(
-                    .emit(
-                        RealtimeEvents.event(
-                            "input_audio_buffer.speech_stopped",
-                            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)],
-                            channel: activeChannel)))
-                let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
-                actions += commitTurn(item: item, from: from, to: cut)
+                actions += endTurn(start: start, end: end, committingTo: cut)
                 turns.droppedFirst(cut)
                 let next = Identifier.make(prefix: "item")
                 itemID = next
@@ -488,6 +471,18 @@ struct SessionState {
         }
         self.turns = turns
         return actions
+    }
+
+    /// A turn that began at `start` and whose speech ended at `end` (buffer positions): `speech_stopped`, then the
+    /// turn from `prefix_padding_ms` before its start up to `keepFrom` is committed.
+    private mutating func endTurn(start: Int, end: Int, committingTo keepFrom: Int) -> [Action] {
+        let item = itemID ?? Identifier.make(prefix: "item")
+        let stopped = RealtimeEvents.event(
+            "input_audio_buffer.speech_stopped",
+            ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)],
+            channel: activeChannel)
+        let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+        return [.emit(stopped)] + commitTurn(item: item, from: from, to: keepFrom)
     }
 
     /// `input_audio_buffer.commit`: the whole buffer becomes an item.

@@ -33,6 +33,12 @@ public final class VoiceActivityDetector: Sendable {
     public init(modelPath: String = ModelHome.current.voiceActivityModel, threads: Int = 1)
         throws(SpeechError)
     {
+        context = Mutex(Context(try Self.load(modelPath, threads: threads)))
+        self.modelPath = modelPath
+    }
+
+    /// A whisper.cpp VAD context for the Silero model at `modelPath` (CPU, `threads` threads); the caller frees it.
+    static func load(_ modelPath: String, threads: Int) throws(SpeechError) -> OpaquePointer {
         WhisperLog.install()
         var parameters = whisper_vad_default_context_params()
         parameters.n_threads = Int32(max(1, threads))
@@ -43,8 +49,7 @@ public final class VoiceActivityDetector: Sendable {
                 "could not load the VAD model \(modelPath): expected whisper.cpp's ggml Silero file "
                     + "(silero-v6.2.0-ggml.bin; run `make setup`)")
         }
-        context = Mutex(Context(pointer))
-        self.modelPath = modelPath
+        return pointer
     }
 
     /// Sample ranges of `samples` (16 kHz mono) judged to be speech with `options` (threshold, minimum speech and

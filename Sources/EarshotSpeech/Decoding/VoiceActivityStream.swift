@@ -31,16 +31,7 @@ public final class VoiceActivityStream: Sendable {
     ///
     /// - Throws: ``SpeechError/Code/voiceActivityFailed`` when the file is missing or not a Silero ggml model.
     public init(modelPath: String = ModelHome.current.voiceActivityModel, threads: Int = 1) throws(SpeechError) {
-        WhisperLog.install()
-        var parameters = whisper_vad_default_context_params()
-        parameters.n_threads = Int32(max(1, threads))
-        parameters.use_gpu = false
-        guard let context = whisper_vad_init_from_file_with_params(modelPath, parameters) else {
-            throw SpeechError(
-                .voiceActivityFailed,
-                "could not load the VAD model \(modelPath): expected whisper.cpp's ggml Silero file "
-                    + "(silero-v6.2.0-ggml.bin; run `make setup`)")
-        }
+        let context = try VoiceActivityDetector.load(modelPath, threads: threads)
         whisper_vad_reset_state(context)
         state = Mutex(State(context: context))
     }

@@ -7,10 +7,8 @@ partner's receiver itself (an HTTP server on 127.0.0.1 answering 200) and, like 
 object per line, {"step": ..., ...}, then {"done": true}; a failed check prints {"failed": ...} and exits 1.
 """
 
-import argparse
 import http.server
 import json
-import sys
 import threading
 import time
 import urllib.error
@@ -20,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from console_browser import PASSWORD, Console
+from console_browser import PASSWORD, Console, arguments, drive
 
 XSS_PARTNER = "<script>window.__xss=3</script>Acme <img src=x onerror=window.__xss=4>"
 XSS_DEVICE = "<img src=x onerror=window.__xss=5>Desk card"
@@ -359,28 +357,7 @@ class AdminConsole(Console):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("base", "artifacts", "owner-email", "member-email"):
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--prefix", default="")
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    args = parser.parse_args()
-    console = AdminConsole(args)
-    try:
-        console.run()
-        print(json.dumps({"done": True}), flush=True)
-    except Exception as error:  # noqa: BLE001 - every failure is reported the same way
-        shot = None
-        try:
-            shot = console.screenshot("admin-failure")
-        except Exception:  # noqa: BLE001
-            pass
-        print(json.dumps({"failed": console.step, "error": f"{type(error).__name__}: {error}", "screenshot": shot,
-                          "url": console.driver.current_url}), flush=True)
-        sys.exit(1)
-    finally:
-        console.driver.quit()
+    drive(AdminConsole(arguments("base", "artifacts", "owner-email", "member-email")), "admin-failure")
 
 
 if __name__ == "__main__":

@@ -471,24 +471,29 @@ class Console:
         raise AssertionError("no verification code arrived in " + self.args.code_file)
 
 
-def main():
+def arguments(*required, **defaults):
+    """The script's command line: `required` options, the browser's paths and `defaults` (name: value)."""
     parser = argparse.ArgumentParser()
-    for name in ("base", "code-file", "audio", "reference-audio", "reference-text", "artifacts", "email",
-                 "other-email", "search"):
+    for name in required:
         parser.add_argument("--" + name, required=True)
     parser.add_argument("--prefix", default="")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    parser.add_argument("--transcribe-timeout", type=float, default=240)
-    args = parser.parse_args()
-    console = Console(args)
+    for name, value in defaults.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
+    return parser.parse_args()
+
+
+def drive(console, failure):
+    """Runs the journey: {"done": true} at the end; a failure prints {"failed": ...} with a screenshot named
+    `failure` and exits 1. The browser is closed either way."""
     try:
         console.run()
         print(json.dumps({"done": True}), flush=True)
     except Exception as error:  # noqa: BLE001 - every failure is reported the same way
         shot = None
         try:
-            shot = console.screenshot("failure")
+            shot = console.screenshot(failure)
         except Exception:  # noqa: BLE001
             pass
         print(json.dumps({"failed": console.step, "error": f"{type(error).__name__}: {error}", "screenshot": shot,
@@ -496,6 +501,12 @@ def main():
         sys.exit(1)
     finally:
         console.driver.quit()
+
+
+def main():
+    args = arguments("base", "code-file", "audio", "reference-audio", "reference-text", "artifacts", "email",
+                     "other-email", "search", transcribe_timeout=240.0)
+    drive(Console(args), "failure")
 
 
 if __name__ == "__main__":

@@ -7,14 +7,10 @@ creates the account with `earshot accounts create`. Like console_browser.py it p
 {"step": ..., ...}, then {"done": true}; a failed check prints {"failed": ...} and exits 1.
 """
 
-import argparse
-import json
-import sys
-
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from console_browser import PASSWORD, Console
+from console_browser import PASSWORD, Console, arguments, drive
 
 
 class LiveConsole(Console):
@@ -76,29 +72,7 @@ class LiveConsole(Console):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("base", "artifacts", "email", "speech"):
-        parser.add_argument("--" + name, required=True)
-    parser.add_argument("--prefix", default="")
-    parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    parser.add_argument("--transcribe-timeout", type=float, default=240)
-    args = parser.parse_args()
-    console = LiveConsole(args)
-    try:
-        console.run()
-        print(json.dumps({"done": True}), flush=True)
-    except Exception as error:  # noqa: BLE001 - every failure is reported the same way
-        shot = None
-        try:
-            shot = console.screenshot("live-failure")
-        except Exception:  # noqa: BLE001
-            pass
-        print(json.dumps({"failed": console.step, "error": f"{type(error).__name__}: {error}", "screenshot": shot,
-                          "url": console.driver.current_url}), flush=True)
-        sys.exit(1)
-    finally:
-        console.driver.quit()
+    drive(LiveConsole(arguments("base", "artifacts", "email", "speech", transcribe_timeout=240.0)), "live-failure")
 
 
 if __name__ == "__main__":
