@@ -539,28 +539,25 @@ public final class LiveSession: Sendable {
             let eventID = "evt_sync_\(UUID().uuidString.prefix(8))"
             state.withLock { $0.awaiting[eventID] = "update" }
             if (try? await send(["type": "session.update", "event_id": eventID, "session": [String: Any]()])) != nil {
-                while !Task.isCancelled, Date() < deadline,
-                    state.withLock({ $0.awaiting[eventID] != nil && $0.closed == nil })
-                {
-                    try? await Task.sleep(nanoseconds: 20_000_000)
-                }
+                await wait(until: deadline) { $0.awaiting[eventID] == nil }
             } else {
                 state.withLock { $0.awaiting[eventID] = nil }
             }
         }
         let (speaking, waiting) = state.withLock { ($0.speaking, $0.bytesSinceCommit) }
         if speaking || (manual && waiting > 0) { try? await commit() }
-        var settled = false
-        while !Task.isCancelled {
-            let (done, closed) = state.withLock { ($0.settled, $0.closed != nil) }
-            if done || closed || Date() >= deadline {
-                settled = done && !closed
-                break
-            }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
+        await wait(until: deadline) { $0.settled }
+        let settled = state.withLock { $0.settled && $0.closed == nil }
         await close()
         return settled
+    }
+
+    /// Looks at the session's state every 20 ms until `done` holds for it, the connection has closed, the task is
+    /// cancelled or `deadline` has passed.
+    private func wait(until deadline: Date, for done: (SessionState) -> Bool) async {
+        while !Task.isCancelled, Date() < deadline, !state.withLock({ done($0) || $0.closed != nil }) {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
     }
 
     /// Closes the connection now (1000) without waiting for finals; what the server already committed still

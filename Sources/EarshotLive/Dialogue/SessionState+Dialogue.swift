@@ -41,21 +41,12 @@ extension SessionState {
     /// of its buffer — silence — is dropped, so the next item is the new side's alone.
     mutating func switchSides() -> [Action] {
         var actions: [Action] = []
-        let padding = (turnSettings?.prefixPaddingMs ?? 300) * 16
         if turns == nil {
             if buffer.count >= 1_600 {
                 actions = commitTurn(item: itemID ?? Identifier.make(prefix: "item"), from: 0, to: buffer.count)
             }
-        } else if let start = turns?.speechStart, let item = itemID {
-            actions.append(
-                .emit(
-                    RealtimeEvents.event(
-                        "input_audio_buffer.speech_stopped",
-                        [
-                            "audio_end_ms": .number(Double((bufferStart + buffer.count) / 16)),
-                            "item_id": .string(item),
-                        ], channel: activeChannel)))
-            actions += commitTurn(item: item, from: max(0, start - padding), to: buffer.count)
+        } else if let start = turns?.speechStart, itemID != nil {
+            actions = endTurn(start: start, end: buffer.count, committingTo: buffer.count)
         }
         turns?.restart()
         dropBuffer()

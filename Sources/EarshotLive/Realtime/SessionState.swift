@@ -475,7 +475,7 @@ struct SessionState {
 
     /// A turn that began at `start` and whose speech ended at `end` (buffer positions): `speech_stopped`, then the
     /// turn from `prefix_padding_ms` before its start up to `keepFrom` is committed.
-    private mutating func endTurn(start: Int, end: Int, committingTo keepFrom: Int) -> [Action] {
+    mutating func endTurn(start: Int, end: Int, committingTo keepFrom: Int) -> [Action] {
         let item = itemID ?? Identifier.make(prefix: "item")
         let stopped = RealtimeEvents.event(
             "input_audio_buffer.speech_stopped",

@@ -47,9 +47,7 @@ public final class VoiceActivityStream: Sendable {
     /// - Throws: ``SpeechError/Code/invalidAudio`` for non-finite samples (nothing is fed),
     ///   ``SpeechError/Code/voiceActivityFailed`` when the detector fails.
     public func append(_ samples: ArraySlice<Float>) throws(SpeechError) -> [Float] {
-        guard samples.allSatisfy(\.isFinite) else {
-            throw SpeechError(.invalidAudio, "the samples contain NaN or infinity; expected 16 kHz mono in -1…1")
-        }
+        try WhisperDecode.requireFinite(samples)
         return try state.withLock { (state) throws(SpeechError) -> [Float] in
             state.held += samples
             let whole = state.held.count / Self.frameLength * Self.frameLength

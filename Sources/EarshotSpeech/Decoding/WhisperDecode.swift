@@ -13,11 +13,16 @@ struct WhisperDecode: Sendable {
     /// Throws unless `samples` is non-empty and finite.
     static func validate(_ samples: [Float]) throws(SpeechError) {
         guard !samples.isEmpty else { throw SpeechError(.invalidAudio, "no samples to transcribe (empty audio)") }
-        guard samples.allSatisfy(\.isFinite) else {
-            throw SpeechError(.invalidAudio, "the samples contain NaN or infinity; expected 16 kHz mono in -1…1")
-        }
+        try requireFinite(samples)
         guard samples.count < Int(Int32.max) else {
             throw SpeechError(.invalidAudio, "the audio is too long for one decode (over 37 hours); split it")
+        }
+    }
+
+    /// Throws unless every sample is finite.
+    static func requireFinite(_ samples: some Collection<Float>) throws(SpeechError) {
+        guard samples.allSatisfy(\.isFinite) else {
+            throw SpeechError(.invalidAudio, "the samples contain NaN or infinity; expected 16 kHz mono in -1…1")
         }
     }
 
