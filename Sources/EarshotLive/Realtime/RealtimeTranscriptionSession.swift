@@ -174,7 +174,8 @@ public struct RealtimeTranscriptionSession: Sendable {
                         finalsDue.begin()
                         finalQueue.yield(utterance)
                     case .partial(let utterance):
-                        // No preview while a committed item of this session waits for its text.
+                        // No preview while a committed item of this session waits for its text; the state asks
+                        // again at its next look.
                         guard finalsDue.isZero,
                             let decode = partials.start({
                                 guard
@@ -184,7 +185,10 @@ public struct RealtimeTranscriptionSession: Sendable {
                                 else { return }
                                 await texts.partial(utterance, text: recognition.text)
                             })
-                        else { break }
+                        else {
+                            state.partialNotStarted()
+                            break
+                        }
                         group.addTask {
                             await withTaskCancellationHandler {
                                 await decode.value

@@ -37,6 +37,7 @@ struct SessionState {
     /// Absolute position (16 kHz samples since the session's first audio) of `buffer[0]`.
     var bufferStart = 0
     var detectedUpTo = 0
+    /// Where the last partial decode of the turn was asked for (buffer position).
     var partialUpTo = 0
     /// The item the current turn (server VAD) or buffer will become.
     var itemID: String?
@@ -471,6 +472,13 @@ struct SessionState {
         }
         self.turns = turns
         return actions
+    }
+
+    /// The partial decode just asked for could not start (the engine was busy with this session's final or previous
+    /// partial): ask again at the next detection step rather than a whole `partialInterval` later, so the words of a
+    /// turn that begins while its predecessor's final decodes are not held back twice.
+    mutating func partialNotStarted() {
+        partialUpTo = buffer.count - configuration.partialInterval.samples(atRate: 16_000)
     }
 
     /// A turn that began at `start` and whose speech ended at `end` (buffer positions): `speech_stopped`, then the
