@@ -120,12 +120,3 @@ enum ByteRange: Equatable {
         return Int64(text)
     }
 }
-
-extension String {
-    func trimmingASCIISpaces() -> String {
-        var view = Substring(self)
-        while let c = view.first, c == " " || c == "\t" { view = view.dropFirst() }
-        while let c = view.last, c == " " || c == "\t" { view = view.dropLast() }
-        return String(view)
-    }
-}

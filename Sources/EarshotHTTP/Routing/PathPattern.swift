@@ -58,6 +58,10 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The captured parameters when `parts` (the request path split on `/`) matches, else nil.
     func match(_ parts: [Substring]) -> [(String, String)]? {
+        // Most patterns are ruled out by their length alone, before anything is compared or captured.
+        guard segments.last == .catchAll ? parts.count >= segments.count - 1 : parts.count == segments.count else {
+            return nil
+        }
         var captured: [(String, String)] = []
         for (index, segment) in segments.enumerated() {
             switch segment {

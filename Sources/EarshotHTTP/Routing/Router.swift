@@ -175,6 +175,11 @@ struct RouteTable: Sendable {
     }
 
     private(set) var entries: [Entry] = []
+    /// The entries a path can match, in `entries`' order, by its first segment: those whose pattern begins with that
+    /// literal and those that begin with a parameter or `*` (``otherCandidates``: any other first segment, or none).
+    /// A request looks at a few patterns rather than at every route.
+    private var candidatesByFirst: [Substring: [Int]] = [:]
+    private var otherCandidates: [Int] = []
 
     mutating func insert(_ route: Route) {
         if let index = entries.firstIndex(where: { $0.pattern == route.pattern }) {
@@ -186,6 +191,16 @@ struct RouteTable: Sendable {
         }
         entries.append(Entry(pattern: route.pattern, routes: [route.method: route]))
         entries.sort { $0.pattern.rank.lexicographicallyPrecedes($1.pattern.rank) }
+        candidatesByFirst = [:]
+        otherCandidates = []
+        for (index, entry) in entries.enumerated() {
+            if case .literal(let first) = entry.pattern.segments.first {
+                candidatesByFirst[Substring(first), default: []].append(index)
+            } else {
+                otherCandidates.append(index)
+            }
+        }
+        for (first, indexes) in candidatesByFirst { candidatesByFirst[first] = (indexes + otherCandidates).sorted() }
     }
 
     /// The most specific pattern that matches `path` names the resource; its methods are the only ones served
@@ -193,7 +208,10 @@ struct RouteTable: Sendable {
     /// when `/uploads/complete` is a literal route, not a `DELETE /uploads/{id}` with id `complete`).
     func match(method: HTTPMethod, path: String) -> Match {
         let parts = PathPattern.segments(of: path)
-        let first = entries.lazy.compactMap { entry in entry.pattern.match(parts).map { (entry, $0) } }.first
+        let candidates = parts.first.flatMap { candidatesByFirst[$0] } ?? otherCandidates
+        let first = candidates.lazy.compactMap { index in
+            self.entries[index].pattern.match(parts).map { (self.entries[index], $0) }
+        }.first
         guard let (entry, captured) = first else { return .notFound }
         if let route = entry.routes[method] ?? (method == .head ? entry.routes[.get] : nil) {
             return .found(route, Parameters(captured))

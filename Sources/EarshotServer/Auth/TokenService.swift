@@ -141,7 +141,7 @@ struct TokenService: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw PlatformError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        return parts[1].trimmingASCIISpaces()
     }
 
     /// Verifies a token and returns its principal; throws 401 `UNAUTHORIZED` naming the failed check.

@@ -64,7 +64,7 @@ final class SQLiteConnection: SQLDatabase {
     @discardableResult
     func execute(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
         let db = try db()
-        return try withStatement(sql, bindings) { statement in
+        return try withStatement(sql, bindings) { statement, _ in
             while true {
                 let rc = sqlite3_step(statement)
                 if rc == SQLITE_DONE { break }
@@ -77,9 +77,9 @@ final class SQLiteConnection: SQLDatabase {
 
     func forEachRow(_ sql: String, _ bindings: [SQLValue], _ body: (SQLRow) throws -> Void) throws {
         let db = try db()
-        try withStatement(sql, bindings) { statement in
-            let count = Int(sqlite3_column_count(statement))
-            let columns = SQLColumns((0..<count).map { String(cString: sqlite3_column_name(statement, Int32($0))) })
+        try withStatement(sql, bindings) { statement, entry in
+            let columns = Self.columns(of: statement, cachedIn: entry)
+            let count = columns.names.count
             while true {
                 let rc = sqlite3_step(statement)
                 if rc == SQLITE_DONE { break }
@@ -117,12 +117,26 @@ final class SQLiteConnection: SQLDatabase {
     private final class CachedStatement {
         let statement: OpaquePointer
         var inUse = false
+        /// The result columns, named once rather than for every query (a dictionary built per query was a twentieth
+        /// of a task-status GET's CPU), and SQLite's re-prepare count when they were read.
+        var columns: (SQLColumns, reprepared: Int32)?
         init(_ statement: OpaquePointer) { self.statement = statement }
+    }
+
+    /// The result columns of `statement`: kept with a cached statement until SQLite re-prepares it (a schema change,
+    /// after which a `SELECT *` may have other columns).
+    private static func columns(of statement: OpaquePointer, cachedIn entry: CachedStatement?) -> SQLColumns {
+        let reprepared = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if let (columns, count) = entry?.columns, count == reprepared { return columns }
+        let count = Int(sqlite3_column_count(statement))
+        let columns = SQLColumns((0..<count).map { String(cString: sqlite3_column_name(statement, Int32($0))) })
+        entry?.columns = (columns, reprepared)
+        return columns
     }
 
     /// Prepares (or reuses) `sql`, binds, runs `body`, then resets the statement for reuse.
     private func withStatement<R>(
-        _ sql: String, _ bindings: [SQLValue], _ body: (OpaquePointer) throws -> R
+        _ sql: String, _ bindings: [SQLValue], _ body: (OpaquePointer, CachedStatement?) throws -> R
     ) throws -> R {
         let db = try db()
         let entry: CachedStatement?
@@ -148,7 +162,7 @@ final class SQLiteConnection: SQLDatabase {
             if let entry { entry.inUse = false } else { sqlite3_finalize(statement) }
         }
         try bind(bindings, to: statement, db: db, sql: sql)
-        return try body(statement)
+        return try body(statement, entry)
     }
 
     private func remember(_ sql: String, _ statement: OpaquePointer) -> CachedStatement? {
