@@ -12,7 +12,7 @@ import Testing
 @Suite struct PartialScheduleTests {
     /// Appends and session updates only: nothing here decodes.
     struct NoDecodes: LiveRecognizer {
-        func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws
+        func transcribe(_ samples: [Float], settings: TranscriptionSettings, as decode: LiveDecode) async throws
             -> Recognition?
         {
             Issue.record("no decode expected")

@@ -5,15 +5,32 @@ public import EarshotSpeech
 /// The server implements it over its one shared engine and its decode admission (so live sessions, file requests
 /// and jobs share the model fairly); tests may use a real engine directly.
 public protocol LiveRecognizer: Sendable {
-    /// Transcribes `samples` (16 kHz mono) with `settings`.
+    /// Transcribes `samples` (16 kHz mono) with `settings` for `decode`'s purpose.
     ///
-    /// `partial` marks a re-decode of an utterance still being spoken: the recognizer may answer nil rather than
-    /// wait when the machine is busy (a partial is only a preview). A final decode (`partial == false`) waits its
-    /// turn; it throws when it cannot be done (the error's description reaches the client in a `failed` event).
-    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> Recognition?
+    /// A ``LiveDecode/partial`` or ``LiveDecode/early`` decode may answer nil rather than wait when the machine is
+    /// busy (it is only a preview, or work done ahead). A ``LiveDecode/final`` decode waits its turn; it throws when
+    /// it cannot be done (the error's description reaches the client in a `failed` event).
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, as decode: LiveDecode) async throws
+        -> Recognition?
 
     /// Checks settings a client chose (a model name it does not know); throws a description of what is wrong.
     func validate(_ settings: TranscriptionSettings) async throws
+}
+
+/// What a live decode is for.
+public enum LiveDecode: Sendable, Hashable {
+    /// A re-decode of a turn still being spoken: only when the engine is idle, without word times.
+    case partial
+    /// A turn that has just gone quiet, decoded as its final would be, before the silence that ends it is complete
+    /// (its result is the final when the turn does end there): only when the engine is idle, with word times.
+    case early
+    /// A committed item: waits its turn, with word times.
+    case final
+
+    /// Whether the decode runs only when the engine is idle (answering nil otherwise).
+    public var onlyWhenIdle: Bool { self != .final }
+    /// Whether the words' times are wanted.
+    public var wordTimes: Bool { self != .partial }
 }
 
 /// The text of an utterance, the language it was decoded in, and (final decodes) its words with their times.

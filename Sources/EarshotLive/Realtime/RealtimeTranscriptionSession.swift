@@ -55,6 +55,10 @@ public struct RealtimeTranscriptionSession: Sendable {
         public var partialInterval: Duration = .seconds(1)
         /// How often the VAD looks at the buffer.
         public var detectionInterval: Duration = .milliseconds(100)
+        /// Server VAD: silence after which a turn is decoded ahead of its end, as its commit will be, when the
+        /// engine is idle (``LiveDecode/early``; nil: only once committed). The final is then ready, or nearly,
+        /// when the silence reaches `silence_duration_ms`; if speech resumes the early decode is dropped.
+        public var earlyFinal: Duration? = .milliseconds(200)
         /// Settings before the client's first update.
         public var transcription = TranscriptionSettings()
         public var turnDetection: TurnDetector.Settings? = TurnDetector.Settings()
@@ -111,6 +115,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         let (translations, translationQueue) = AsyncStream<(Utterance, Recognition)>.makeStream()
         let texts = Transcripts(out: out, recorder: recorder)
         let finalsDue = Counter()
+        let said = Said()
+        let early = EarlyFinal()
         let recognizer = self.recognizer
         let translator = self.translator
         let speaker = self.speaker
@@ -123,18 +129,20 @@ public struct RealtimeTranscriptionSession: Sendable {
                 }
             }
             group.addTask {
-                // What each side said last: the next final decode is conditioned on it, as Whisper's own long-form
-                // decoding conditions each window on the one before, so a short turn ("ask not") is heard in context.
-                var said: [Int: String] = [:]
                 for await utterance in finals {
                     defer { finalsDue.end() }
                     do {
-                        var settings = utterance.settings
-                        settings.prompt = Self.prompt(settings.prompt, after: said[utterance.channel ?? 0])
-                        let recognition =
-                            try await recognizer.transcribe(utterance.samples, settings: settings, partial: false)
-                            ?? Recognition(text: "")
-                        said[utterance.channel ?? 0] = recognition.text
+                        // Decoded early, when the turn went quiet and ended there; else now.
+                        let recognition: Recognition
+                        if let ahead = await early.take(EarlyFinal.Key(utterance)) {
+                            recognition = ahead
+                        } else {
+                            recognition =
+                                try await recognizer.transcribe(
+                                    utterance.samples, settings: said.conditioning(utterance), as: .final)
+                                ?? Recognition(text: "")
+                        }
+                        said.record(recognition.text, of: utterance)
                         await texts.complete(utterance, recognition)
                         if utterance.translateTo != nil { translationQueue.yield((utterance, recognition)) }
                     } catch {
@@ -180,7 +188,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                             let decode = partials.start({
                                 guard
                                     let recognition = try? await recognizer.transcribe(
-                                        utterance.samples, settings: utterance.settings, partial: true),
+                                        utterance.samples, settings: utterance.settings, as: .partial),
                                     !Task.isCancelled
                                 else { return }
                                 await texts.partial(utterance, text: recognition.text)
@@ -196,12 +204,29 @@ public struct RealtimeTranscriptionSession: Sendable {
                                 decode.cancel()
                             }
                         }
+                    case .early(let utterance):
+                        // Work ahead, while none of this session's items waits for its final (so the text it is
+                        // conditioned on is complete); it replaces a preview still decoding.
+                        guard finalsDue.isZero else { break }
+                        partials.cancel()
+                        let settings = said.conditioning(utterance)
+                        let decode = early.start(EarlyFinal.Key(utterance)) {
+                            try? await recognizer.transcribe(utterance.samples, settings: settings, as: .early)
+                        }
+                        group.addTask {
+                            await withTaskCancellationHandler {
+                                _ = await decode.value
+                            } onCancel: {
+                                decode.cancel()
+                            }
+                        }
                     }
                 }
                 guard let message = try? await iterator.next() else { break }
                 pending = await state.handle(message, recognizer: recognizer)
             }
             finalQueue.finish()
+            early.cancel()
             // The decodes of committed turns finish and their events go out; the translation task then stops the
             // writer.
         }
@@ -319,6 +344,73 @@ public struct RealtimeTranscriptionSession: Sendable {
         }
 
         func cancel() { running.withLock { $0?.cancel() } }
+    }
+
+    /// What each side said last: a final decode is conditioned on it, as Whisper's own long-form decoding conditions
+    /// each window on the one before, so a short turn ("ask not") is heard in context.
+    final class Said: Sendable {
+        private let last = Mutex<[Int: String]>([:])
+
+        /// `utterance`'s settings with the prompt of its final decode.
+        func conditioning(_ utterance: Utterance) -> TranscriptionSettings {
+            var settings = utterance.settings
+            settings.prompt = RealtimeTranscriptionSession.prompt(
+                settings.prompt, after: last.withLock { $0[utterance.channel ?? 0] })
+            return settings
+        }
+
+        func record(_ text: String, of utterance: Utterance) {
+            last.withLock { $0[utterance.channel ?? 0] = text }
+        }
+    }
+
+    /// The session's early final (``LiveDecode/early``): at most one at a time. The commit of the same audio takes its
+    /// result; a newer one, or a commit of other audio, cancels it.
+    final class EarlyFinal: Sendable {
+        /// The audio a decode is of: the item and where its samples lie on the session's clock.
+        struct Key: Hashable, Sendable {
+            let item: String
+            let start: Int
+            let count: Int
+
+            init(_ utterance: Utterance) {
+                (item, start, count) = (utterance.itemID, utterance.start, utterance.samples.count)
+            }
+        }
+
+        private let running = Mutex<(key: Key, task: Task<Recognition?, Never>)?>(nil)
+
+        /// Starts `body` for `key`, cancelling the one before; returns its task.
+        func start(_ key: Key, _ body: @escaping @Sendable () async -> Recognition?) -> Task<Recognition?, Never> {
+            let task = Task { await body() }
+            running.withLock { running in
+                running?.task.cancel()
+                running = (key, task)
+            }
+            return task
+        }
+
+        /// The early result for `key` (waiting for it when still decoding), or nil when there is none or it failed
+        /// or was cancelled; any other early decode is cancelled.
+        func take(_ key: Key) async -> Recognition? {
+            let task = running.withLock { running -> Task<Recognition?, Never>? in
+                defer { running = nil }
+                guard let current = running else { return nil }
+                guard current.key == key else {
+                    current.task.cancel()
+                    return nil
+                }
+                return current.task
+            }
+            return await task?.value
+        }
+
+        func cancel() {
+            running.withLock { running in
+                running?.task.cancel()
+                running = nil
+            }
+        }
     }
 
     /// Committed items whose final decode has not finished.

@@ -9,6 +9,8 @@ struct SessionState {
         case emit(JSONValue)
         case commit(RealtimeTranscriptionSession.Utterance)
         case partial(RealtimeTranscriptionSession.Utterance)
+        /// The turn has gone quiet: decode it now as its commit would (``LiveDecode/early``).
+        case early(RealtimeTranscriptionSession.Utterance)
     }
 
     let configuration: RealtimeTranscriptionSession.Configuration
@@ -39,6 +41,8 @@ struct SessionState {
     var detectedUpTo = 0
     /// Where the last partial decode of the turn was asked for (buffer position).
     var partialUpTo = 0
+    /// The item and the end of its speech (session clock) last decoded early, so a quiet stretch asks once.
+    var earlyAskedFor: (item: String, end: Int)?
     /// The item the current turn (server VAD) or buffer will become.
     var itemID: String?
     var previousItemID: String?
@@ -425,7 +429,7 @@ struct SessionState {
                             ["audio_start_ms": .number(Double((bufferStart + at) / 16)), "item_id": .string(item)],
                             channel: activeChannel)))
             case .stopped(let start, let end):
-                actions += endTurn(start: start, end: end, committingTo: min(buffer.count, end + 16 * 100))
+                actions += endTurn(start: start, end: end, committingTo: min(buffer.count, end + Self.afterSpeech))
             case .paused(let start, let end, let cut):
                 // A long turn's piece up to the pause becomes an item; the speech after it is the next item's.
                 actions += endTurn(start: start, end: end, committingTo: cut)
@@ -444,6 +448,17 @@ struct SessionState {
                             ],
                             channel: activeChannel)))
             }
+        }
+        // A turn gone quiet for `earlyFinal` is decoded now, as it will be committed if the silence lasts: the final
+        // is then ready (or nearly) when the turn ends, instead of only starting.
+        if let item = itemID, let start = turns.speechStart, let quiet = turns.quiet,
+            let early = configuration.earlyFinal, quiet.length >= early.samples(atRate: 16_000),
+            earlyAskedFor?.item != item || earlyAskedFor?.end != bufferStart + quiet.end
+        {
+            earlyAskedFor = (item, bufferStart + quiet.end)
+            let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+            let to = min(buffer.count, quiet.end + Self.afterSpeech)
+            actions.append(.early(utterance(item: item, from: from, to: to)))
         }
         // A turn that goes on too long is committed without a pause (Whisper reads 30 s at a time).
         if let start = turns.speechStart, let item = itemID {
@@ -593,10 +608,13 @@ struct SessionState {
         }
     }
 
-    /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.
-    mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
+    /// How much of the silence after a turn's speech its item keeps (100 ms).
+    static let afterSpeech = 1_600
+
+    /// `buffer[from..<to]` as `item`'s utterance, with the session's settings (and a dialogue's listener).
+    func utterance(item: String, from: Int, to: Int) -> RealtimeTranscriptionSession.Utterance {
         var utterance = RealtimeTranscriptionSession.Utterance(
-            itemID: item, samples: Array(buffer[from..<keepFrom]), settings: spokenSettings,
+            itemID: item, samples: Array(buffer[from..<to]), settings: spokenSettings,
             start: bufferStart + from, translateTo: translateTo, channel: activeChannel,
             outputFormat: outputFormat)
         if isDialogue, let channel = activeChannel, let channels {
@@ -604,6 +622,12 @@ struct SessionState {
             utterance.translateTo = listener.language
             utterance.voice = listener.speak ? listener.voice : nil
         }
+        return utterance
+    }
+
+    /// Commits `buffer[from..<to]` as `item` and drops the buffer up to `to`.
+    mutating func commitTurn(item: String, from: Int, to keepFrom: Int) -> [Action] {
+        let utterance = utterance(item: item, from: from, to: keepFrom)
         let committed = RealtimeEvents.event(
             "input_audio_buffer.committed",
             ["previous_item_id": previousItemID.map(JSONValue.string) ?? .null, "item_id": .string(item)],

@@ -62,6 +62,9 @@ public struct TurnDetector: Sendable {
     private var origin = 0
     /// Where the current turn began, while speech goes on.
     private var turnStart: Int?
+    /// Where the current turn's speech last ended (absolute), and how far the stream has been heard.
+    private var quietFrom: Int?
+    private var heardUpTo = 0
 
     /// A detector over `stream`, which it resets (a new detector starts over).
     public init(stream: VoiceActivityStream, settings: Settings = Settings(), splitting: Splitting? = nil) {
@@ -73,6 +76,14 @@ public struct TurnDetector: Sendable {
 
     /// Where the current turn began in the buffer, while speech goes on.
     public var speechStart: Int? { turnStart.map { $0 - origin } }
+
+    /// While a turn goes on but has gone quiet: where its speech ended (a buffer position) and how many samples of
+    /// silence have followed it (the turn stops when that reaches `silenceDurationMs`); nil while speech goes on and
+    /// between turns.
+    public var quiet: (end: Int, length: Int)? {
+        guard turnStart != nil, let quietFrom, heardUpTo > quietFrom else { return nil }
+        return (quietFrom - origin, heardUpTo - quietFrom)
+    }
 
     /// Looks at `buffer` (everything not yet committed; its first sample is the stream's sample `start`) and returns
     /// what changed. Only the samples not seen before are run through the detector.
@@ -114,6 +125,12 @@ public struct TurnDetector: Sendable {
                     .paused(start: begun, end: pause.lowerBound, cut: (pause.lowerBound + pause.upperBound) / 2))
                 turnStart = start + pause.upperBound
             }
+        }
+        heardUpTo = start + heard
+        if let begun = turnStart, let last = ranges.last, start + last.upperBound > begun {
+            quietFrom = start + last.upperBound
+        } else {
+            quietFrom = nil
         }
         return changes
     }
@@ -173,11 +190,13 @@ public struct TurnDetector: Sendable {
     /// Forgets the turn in progress (the buffer was committed or cleared); the audio goes on.
     public mutating func reset() {
         turnStart = nil
+        quietFrom = nil
     }
 
     /// Forgets the turn and everything heard: the next audio does not continue this (a dialogue's other side).
     public mutating func restart() {
         turnStart = nil
+        quietFrom = nil
         stream.reset()
         (probabilities, framesStart) = ([], fed)
     }

@@ -199,16 +199,19 @@ struct EngineRecognizer: LiveRecognizer {
         }
     }
 
-    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> Recognition? {
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, as decode: LiveDecode) async throws
+        -> Recognition?
+    {
         guard let tier = Self.tier(settings.model) else { return nil }
         var options = TranscriptionOptions()
         options.language = settings.language?.lowercased()
         options.initialPrompt = settings.prompt
         // A final decode gives the words' times too (the `completed` event's `words`, the record's segments).
-        options.wordTimestamps = !partial
+        options.wordTimestamps = decode.wordTimes
         let (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
-        if partial {
-            // A preview: only when the engine is idle right now, never queued behind or running beside other decodes.
+        if decode.onlyWhenIdle {
+            // A preview or work ahead: only when the engine is idle right now, never queued behind or running beside
+            // other decodes.
             guard let start = await admission.enterIfIdle() else { return nil }
             do {
                 let transcript = try await engine.transcript(of: samples, options: tierOptions)

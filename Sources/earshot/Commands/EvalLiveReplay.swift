@@ -115,8 +115,10 @@ struct EngineLiveRecognizer: LiveRecognizer {
         }
     }
 
-    func transcribe(_ samples: [Float], settings: TranscriptionSettings, partial: Bool) async throws -> Recognition? {
-        guard inFlight.enter(onlyIfIdle: partial) else { return nil }
+    func transcribe(_ samples: [Float], settings: TranscriptionSettings, as decode: LiveDecode) async throws
+        -> Recognition?
+    {
+        guard inFlight.enter(onlyIfIdle: decode.onlyWhenIdle) else { return nil }
         defer { inFlight.leave() }
         var options = self.options
         if let language = settings.language { options.language = language }

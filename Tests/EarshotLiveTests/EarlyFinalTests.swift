@@ -1,0 +1,63 @@
+import EarshotAudio
+import EarshotSpeech
+import EarshotTestSupport
+import Foundation
+import Testing
+
+@testable import EarshotLive
+
+/// A turn gone quiet is decoded early, on exactly the audio its commit will have when the silence lasts; the commit
+/// takes that result, and anything else drops it.
+@Suite struct EarlyFinalTests {
+    @Test func aTurnThatEndsIsDecodedEarlyOnTheAudioItsCommitHas() async throws {
+        let jfk = try await AudioDecoder(contentsOf: TestEnvironment.jfk).decodeAll()
+        let audio = jfk + [Float](repeating: 0, count: 16_000)
+        var configuration = RealtimeTranscriptionSession.Configuration()
+        configuration.inputRate = 16_000
+        var state = SessionState(configuration: configuration, detector: try VoiceActivityStream())
+        var early: [RealtimeTranscriptionSession.EarlyFinal.Key] = []
+        var committed: [RealtimeTranscriptionSession.EarlyFinal.Key] = []
+        for offset in stride(from: 0, to: audio.count - 1_600, by: 1_600) {
+            let message = PartialScheduleTests.append(audio[offset..<offset + 1_600])
+            for action in await state.handle(message, recognizer: PartialScheduleTests.NoDecodes()) {
+                switch action {
+                case .early(let utterance): early.append(.init(utterance))
+                case .commit(let utterance): committed.append(.init(utterance))
+                default: break
+                }
+            }
+        }
+        // JFK's four phrases end in pauses longer than 500 ms: each is committed, and each was decoded early first
+        // on the same samples. Pauses inside a phrase that speech resumed after asked for early decodes too.
+        #expect(committed.count >= 4)
+        for key in committed { #expect(early.contains(key), "\(key) was not decoded early") }
+        #expect(early.count >= committed.count)
+    }
+
+    @Test func theCommitOfTheSameAudioTakesTheResultAnythingElseDropsIt() async {
+        let early = RealtimeTranscriptionSession.EarlyFinal()
+        func utterance(_ item: String, start: Int, count: Int) -> RealtimeTranscriptionSession.Utterance {
+            .init(
+                itemID: item, samples: [Float](repeating: 0, count: count), settings: TranscriptionSettings(),
+                start: start)
+        }
+        let first = utterance("item_a", start: 0, count: 16_000)
+        _ = early.start(.init(first)) { Recognition(text: "ask not") }
+        #expect(await early.take(.init(first))?.text == "ask not")
+        #expect(await early.take(.init(first)) == nil, "taken once")
+
+        // Speech resumed: the commit has more audio than the early decode; it decodes again.
+        _ = early.start(.init(first)) { Recognition(text: "ask") }
+        #expect(await early.take(.init(utterance("item_a", start: 0, count: 24_000))) == nil)
+
+        // A newer early decode replaces (and cancels) the one before.
+        let cancelled = early.start(.init(first)) {
+            try? await Task.sleep(for: .seconds(30))
+            return Task.isCancelled ? nil : Recognition(text: "stale")
+        }
+        let second = utterance("item_b", start: 16_000, count: 8_000)
+        _ = early.start(.init(second)) { Recognition(text: "what your country") }
+        #expect(await cancelled.value == nil)
+        #expect(await early.take(.init(second))?.text == "what your country")
+    }
+}
