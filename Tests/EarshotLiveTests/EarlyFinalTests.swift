@@ -17,12 +17,23 @@ import Testing
         var state = SessionState(configuration: configuration, detector: try VoiceActivityStream())
         var early: [RealtimeTranscriptionSession.EarlyFinal.Key] = []
         var committed: [RealtimeTranscriptionSession.EarlyFinal.Key] = []
+        // Each early decode ends one way: its commit, or dropped because speech resumed.
+        var open: RealtimeTranscriptionSession.EarlyFinal.Key?
+        var unresolved = 0
         for offset in stride(from: 0, to: audio.count - 1_600, by: 1_600) {
             let message = PartialScheduleTests.append(audio[offset..<offset + 1_600])
             for action in await state.handle(message, recognizer: PartialScheduleTests.NoDecodes()) {
                 switch action {
-                case .early(let utterance): early.append(.init(utterance))
-                case .commit(let utterance): committed.append(.init(utterance))
+                case .early(let utterance):
+                    if open != nil { unresolved += 1 }
+                    open = .init(utterance)
+                    early.append(.init(utterance))
+                case .commit(let utterance):
+                    committed.append(.init(utterance))
+                    if open != nil, open != .init(utterance) { unresolved += 1 }
+                    open = nil
+                case .dropEarly:
+                    open = nil
                 default: break
                 }
             }
@@ -32,6 +43,7 @@ import Testing
         #expect(committed.count >= 4)
         for key in committed { #expect(early.contains(key), "\(key) was not decoded early") }
         #expect(early.count >= committed.count)
+        #expect(unresolved == 0, "an early decode was neither taken by its commit nor dropped")
     }
 
     @Test func theCommitOfTheSameAudioTakesTheResultAnythingElseDropsIt() async {

@@ -204,6 +204,8 @@ public struct RealtimeTranscriptionSession: Sendable {
                                 decode.cancel()
                             }
                         }
+                    case .dropEarly:
+                        early.cancel()
                     case .early(let utterance):
                         // Work ahead, while none of this session's items waits for its final (so the text it is
                         // conditioned on is complete); it replaces a preview still decoding.

@@ -11,6 +11,8 @@ struct SessionState {
         case partial(RealtimeTranscriptionSession.Utterance)
         /// The turn has gone quiet: decode it now as its commit would (``LiveDecode/early``).
         case early(RealtimeTranscriptionSession.Utterance)
+        /// Speech resumed: the early decode is of audio no commit will have; stop it (the engine is for partials).
+        case dropEarly
     }
 
     let configuration: RealtimeTranscriptionSession.Configuration
@@ -188,7 +190,7 @@ struct SessionState {
                 return try commit(event)
             case "input_audio_buffer.clear":
                 dropBuffer()
-                return [.emit(RealtimeEvents.event("input_audio_buffer.cleared", channel: activeChannel))]
+                return [.dropEarly, .emit(RealtimeEvents.event("input_audio_buffer.cleared", channel: activeChannel))]
             default:
                 throw RealtimeError(
                     code: "unknown_event_type",
@@ -451,6 +453,10 @@ struct SessionState {
         }
         // A turn gone quiet for `earlyFinal` is decoded now, as it will be committed if the silence lasts: the final
         // is then ready (or nearly) when the turn ends, instead of only starting.
+        if earlyAskedFor != nil, turns.speechStart != nil, turns.quiet == nil {
+            earlyAskedFor = nil
+            actions.append(.dropEarly)
+        }
         if let item = itemID, let start = turns.speechStart, let quiet = turns.quiet,
             let early = configuration.earlyFinal, quiet.length >= early.samples(atRate: 16_000),
             earlyAskedFor?.item != item || earlyAskedFor?.end != bufferStart + quiet.end
@@ -634,6 +640,7 @@ struct SessionState {
             channel: activeChannel)
         previousItemID = item
         itemID = nil
+        earlyAskedFor = nil
         bufferStart += keepFrom
         buffer.removeFirst(keepFrom)
         detectedUpTo = 0
