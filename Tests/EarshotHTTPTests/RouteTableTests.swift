@@ -13,7 +13,7 @@ import Testing
                     method: .get, pattern: PathPattern(pattern), body: .buffered(),
                     handler: .async({ _, _ in Response() })))
         }
-        return table
+        return table.indexed()
     }
 
     @Test func theMostSpecificPatternAnswersWhateverItsFirstSegment() {

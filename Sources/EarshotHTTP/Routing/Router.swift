@@ -67,7 +67,7 @@ public final class Router: RouteBuilder, Sendable {
     }
 
     func snapshot() -> RouteTable {
-        table.withLock { $0 }
+        table.withLock { $0.indexed() }
     }
 }
 
@@ -177,9 +177,10 @@ struct RouteTable: Sendable {
     private(set) var entries: [Entry] = []
     /// The entries a path can match, in `entries`' order, by its first segment: those whose pattern begins with that
     /// literal and those that begin with a parameter or `*` (``otherCandidates``: any other first segment, or none).
-    /// A request looks at a few patterns rather than at every route.
+    /// A request looks at a few patterns rather than at every route. Built once, by ``indexed()``.
     private var candidatesByFirst: [Substring: [Int]] = [:]
     private var otherCandidates: [Int] = []
+    private var isIndexed = false
 
     mutating func insert(_ route: Route) {
         if let index = entries.firstIndex(where: { $0.pattern == route.pattern }) {
@@ -191,22 +192,33 @@ struct RouteTable: Sendable {
         }
         entries.append(Entry(pattern: route.pattern, routes: [route.method: route]))
         entries.sort { $0.pattern.rank.lexicographicallyPrecedes($1.pattern.rank) }
-        candidatesByFirst = [:]
-        otherCandidates = []
+        isIndexed = false
+    }
+
+    /// The table as requests are matched against it: with its index by first segment, built once when the server
+    /// takes its snapshot rather than at every registration.
+    func indexed() -> RouteTable {
+        var table = self
+        (table.candidatesByFirst, table.otherCandidates) = ([:], [])
         for (index, entry) in entries.enumerated() {
             if case .literal(let first) = entry.pattern.segments.first {
-                candidatesByFirst[Substring(first), default: []].append(index)
+                table.candidatesByFirst[Substring(first), default: []].append(index)
             } else {
-                otherCandidates.append(index)
+                table.otherCandidates.append(index)
             }
         }
-        for (first, indexes) in candidatesByFirst { candidatesByFirst[first] = (indexes + otherCandidates).sorted() }
+        for (first, indexes) in table.candidatesByFirst {
+            table.candidatesByFirst[first] = (indexes + table.otherCandidates).sorted()
+        }
+        table.isIndexed = true
+        return table
     }
 
     /// The most specific pattern that matches `path` names the resource; its methods are the only ones served
     /// there (a less specific pattern never answers for it: `DELETE /uploads/complete` is 405 with `Allow: POST`
     /// when `/uploads/complete` is a literal route, not a `DELETE /uploads/{id}` with id `complete`).
     func match(method: HTTPMethod, path: String) -> Match {
+        precondition(isIndexed, "match against Router.snapshot(), which indexes the table")
         let parts = PathPattern.segments(of: path)
         let candidates = parts.first.flatMap { candidatesByFirst[$0] } ?? otherCandidates
         let first = candidates.lazy.compactMap { index in

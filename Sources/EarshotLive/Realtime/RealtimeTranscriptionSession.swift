@@ -197,13 +197,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                             state.partialNotStarted()
                             break
                         }
-                        group.addTask {
-                            await withTaskCancellationHandler {
-                                await decode.value
-                            } onCancel: {
-                                decode.cancel()
-                            }
-                        }
+                        group.addTask { await Self.follow(decode) }
                     case .dropEarly:
                         early.cancel()
                     case .early(let utterance):
@@ -215,13 +209,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                         let decode = early.start(EarlyFinal.Key(utterance)) {
                             try? await recognizer.transcribe(utterance.samples, settings: settings, as: .early)
                         }
-                        group.addTask {
-                            await withTaskCancellationHandler {
-                                _ = await decode.value
-                            } onCancel: {
-                                decode.cancel()
-                            }
-                        }
+                        group.addTask { await Self.follow(decode) }
                     }
                 }
                 guard let message = try? await iterator.next() else { break }
@@ -346,6 +334,15 @@ public struct RealtimeTranscriptionSession: Sendable {
         }
 
         func cancel() { running.withLock { $0?.cancel() } }
+    }
+
+    /// Waits for a decode started outside the session's task group, and cancels it when the group is cancelled.
+    static func follow<Result: Sendable>(_ decode: Task<Result, Never>) async {
+        await withTaskCancellationHandler {
+            _ = await decode.value
+        } onCancel: {
+            decode.cancel()
+        }
     }
 
     /// What each side said last: a final decode is conditioned on it, as Whisper's own long-form decoding conditions

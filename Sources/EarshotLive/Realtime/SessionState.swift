@@ -431,7 +431,7 @@ struct SessionState {
                             ["audio_start_ms": .number(Double((bufferStart + at) / 16)), "item_id": .string(item)],
                             channel: activeChannel)))
             case .stopped(let start, let end):
-                actions += endTurn(start: start, end: end, committingTo: min(buffer.count, end + Self.afterSpeech))
+                actions += endTurn(start: start, end: end, committingTo: itemEnd(speechEnd: end))
             case .paused(let start, let end, let cut):
                 // A long turn's piece up to the pause becomes an item; the speech after it is the next item's.
                 actions += endTurn(start: start, end: end, committingTo: cut)
@@ -462,21 +462,21 @@ struct SessionState {
             earlyAskedFor?.item != item || earlyAskedFor?.end != bufferStart + quiet.end
         {
             earlyAskedFor = (item, bufferStart + quiet.end)
-            let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
-            let to = min(buffer.count, quiet.end + Self.afterSpeech)
-            actions.append(.early(utterance(item: item, from: from, to: to)))
+            // Exactly the samples a commit at this silence will have (``endTurn``), so it can take the result.
+            let ahead = utterance(item: item, from: itemStart(speechAt: start), to: itemEnd(speechEnd: quiet.end))
+            actions.append(.early(ahead))
         }
         // A turn that goes on too long is committed without a pause (Whisper reads 30 s at a time).
         if let start = turns.speechStart, let item = itemID {
             let maxTurn = configuration.maxTurn.samples(atRate: 16_000)
             if buffer.count - start >= maxTurn {
-                let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+                let from = itemStart(speechAt: start)
                 turns.reset()
                 actions += commitTurn(item: item, from: from, to: buffer.count)
             } else if configuration.partialInterval > .zero {
                 if buffer.count - partialUpTo >= configuration.partialInterval.samples(atRate: 16_000) {
                     partialUpTo = buffer.count
-                    let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+                    let from = itemStart(speechAt: start)
                     actions.append(
                         .partial(
                             .init(
@@ -517,7 +517,7 @@ struct SessionState {
             "input_audio_buffer.speech_stopped",
             ["audio_end_ms": .number(Double((bufferStart + end) / 16)), "item_id": .string(item)],
             channel: activeChannel)
-        let from = max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+        let from = itemStart(speechAt: start)
         return [.emit(stopped)] + commitTurn(item: item, from: from, to: keepFrom)
     }
 
@@ -614,8 +614,17 @@ struct SessionState {
         }
     }
 
-    /// How much of the silence after a turn's speech its item keeps (100 ms).
-    static let afterSpeech = 1_600
+    /// Where the item of a turn whose speech starts at `start` begins: `prefix_padding_ms` before it (buffer
+    /// positions).
+    func itemStart(speechAt start: Int) -> Int {
+        max(0, start - (turnSettings?.prefixPaddingMs ?? 300) * 16)
+    }
+
+    /// Where the item of a turn whose speech ended at `end` ends when the turn stops there: 100 ms of the silence
+    /// after it (buffer positions).
+    func itemEnd(speechEnd end: Int) -> Int {
+        min(buffer.count, end + 1_600)
+    }
 
     /// `buffer[from..<to]` as `item`'s utterance, with the session's settings (and a dialogue's listener).
     func utterance(item: String, from: Int, to: Int) -> RealtimeTranscriptionSession.Utterance {
