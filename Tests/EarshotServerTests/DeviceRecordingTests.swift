@@ -212,6 +212,39 @@ import Testing
         }
     }
 
+    /// Registration answers without decoding the audio (it held syncs for seconds per long recording); a recording
+    /// that is not transcribed gets its duration and waveform from a `record-measure` job, and is never listed as a
+    /// task of its record.
+    @Test func aRecordingNotTranscribedIsStoredAtOnceAndMeasuredInTheBackground() async throws {
+        try await TestPlatform.with { platform in
+            let (_, _, ada) = try await platform.newUser("ada")
+            _ = try await platform.bindDevice("ES1-MEASURE", token: ada)
+            _ = try await platform.send(
+                "PATCH", platform.devicePath(APIPath.device, "ES1-MEASURE"), token: ada,
+                json: ["auto_transcribe": false])
+            let audio = try TestAudio.jfk()
+            // The device says 4 s; the audio is 11 s.
+            let stored = try await platform.postRecording(
+                "ES1-MEASURE", id: 1, fileID: try await platform.uploadFile(audio, filetype: "wav", token: ada),
+                sha256: sha256Hex(audio), token: ada, durationMs: 4_000)
+            try #require(stored.status == 201, "\(stored.text)")
+            let recordID = try stored.decode(EarshotAPI.DeviceRecording.self).recordID
+            var record: RecordDetail?
+            for _ in 0..<300 {
+                record = try await platform.send("GET", platform.recordPath(APIPath.record, recordID), token: ada)
+                    .decode(RecordDetail.self)
+                if record?.envelope != nil { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let measured = try #require(record)
+            #expect(measured.envelope != nil, "the record-measure job did not measure the record within 15 s")
+            #expect((10_900...11_100).contains(measured.record.durationMs), "\(measured.record.durationMs)")
+            let tasks = try await platform.send(
+                "GET", platform.recordPath(APIPath.recordTasks, recordID), token: ada)
+            #expect(try tasks.decode(RecordTaskList.self).tasks.isEmpty, "\(tasks.text)")
+        }
+    }
+
     @Test(.enabled(if: TestAudio.modelsInstalled, "speech models not installed (run `make models`)"))
     func autoSummarizeAddsASummaryOnceTheTranscriptIsIn() async throws {
         try await TestPlatform.with({ $0.llmManaged = false }) { platform in

@@ -45,12 +45,12 @@ extension TestPlatform {
     /// `POST …/devices/{serial}/recordings` for `content` uploaded as `fileID`.
     func postRecording(
         _ serial: String, id: Int64, fileID: String, sha256: String, codec: String = "wav", token: String,
-        startedAt: Int64 = 1_764_576_000_000
+        startedAt: Int64 = 1_764_576_000_000, durationMs: Int = 11_000
     ) async throws -> HTTPResult {
         try await send(
             "POST", devicePath(APIPath.deviceRecordings, serial), token: token,
             json: [
-                "recording_id": id, "started_at_ms": startedAt, "duration_ms": 11_000, "size": 1, "codec": codec,
+                "recording_id": id, "started_at_ms": startedAt, "duration_ms": durationMs, "size": 1, "codec": codec,
                 "sha256": sha256, "file_id": fileID,
             ])
     }

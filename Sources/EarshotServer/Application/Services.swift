@@ -121,6 +121,11 @@ struct Services: Sendable {
             RecordNoteJob(
                 policy: JobPolicy(lease: configuration.taskLease, retryDelay: configuration.taskRetryDelay),
                 metadata: metadata, processor: notes),
+            RecordMeasureJob(
+                policy: JobPolicy(
+                    concurrency: configuration.workers > 0 ? 1 : 0, lease: configuration.taskLease,
+                    retryDelay: configuration.taskRetryDelay),
+                metadata: metadata, blobs: blobs),
             AccountMessageJob(
                 policy: JobPolicy(
                     concurrency: 2, lease: .seconds(90), retryDelay: .seconds(5), maximumRetryDelay: .seconds(600)),

@@ -59,13 +59,11 @@ extension DeviceRegistry {
                     + "\(device.serial) has \(sha256): the upload is not the recording, so nothing was stored and "
                     + "the device must not free it; read it from the device and upload it again")
         }
-        // A recording to be transcribed is measured by its transcription, which decodes it anyway (the record's
-        // waveform appears with the transcript; until then its duration is the device's). Decoding it here too cost
-        // more than the rest of a Wi-Fi handover (docs/devices.md).
-        let (envelope, durationMs): ([UInt8]?, Int) =
-            device.autoTranscribe
-            ? (nil, Int(clamping: request.durationMs))
-            : try await records.measure(blobKey: file.blobKey, file.id)
+        // The recording is not decoded here: its transcription measures it (it decodes it anyway), else a
+        // `record-measure` job does. Until then the record's duration is the device's. Decoding it inside the
+        // registration cost more than the rest of a Wi-Fi handover, and seconds per recording of an hour
+        // (docs/devices.md).
+        let durationMs = Int(clamping: request.durationMs)
         let at = now()
         let (queue, maxAttempts) = (records.tasks.queue, records.tasks.maxAttempts)
         let (transcribe, summarize) = (device.autoTranscribe, device.autoTranscribe && device.autoSummarize)
@@ -87,7 +85,7 @@ extension DeviceRegistry {
                     partnerID: device.partnerID, userID: device.userID, file: file,
                     title: Library.defaultTitle(file: nil, recordTime: request.startedAtMs),
                     recordTime: request.startedAtMs, language: language, source: "device:\(device.serial)",
-                    durationMs: durationMs, envelope: envelope), at: at)
+                    durationMs: durationMs, envelope: nil), at: at)
             var jobID: String?
             if transcribe {
                 let payload = try RecordsService.json(
@@ -105,6 +103,9 @@ extension DeviceRegistry {
                     db, jobID: job.id, recordID: record.id,
                     plan: .transcribe(model: model, diarization: nil), at: job.createdAt)
                 jobID = job.id
+            } else {
+                try RecordMeasureJob.enqueue(
+                    db, recordID: record.id, tenant: device.partnerID, maxAttempts: maxAttempts)
             }
             try db.execute(
                 "INSERT INTO device_recordings (serial, partner_id, user_id, recording_id, sha256, record_id, "
@@ -124,6 +125,7 @@ extension DeviceRegistry {
                     "task": jobID,
                 ])
         } else if result.2 {
+            queue.signal.notify(RecordMeasureJob.name)
             logger.info(
                 "device recording stored",
                 metadata: ["serial": device.serial, "recording": "\(recordingID)", "record": result.0.recordID])

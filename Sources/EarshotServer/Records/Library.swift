@@ -100,6 +100,24 @@ enum Library {
             [.integer(Int64(durationMs)), .blob(envelope), .integer(at), .text(recordID)])
     }
 
+    /// Decodes a stored file once, in chunks: its amplitude envelope (quantised) and duration.
+    ///
+    /// - Throws: `AudioError` when it is not audio Earshot can decode; the blob store's errors.
+    static func decodeMeasurement(
+        of blobKey: BlobKey, in blobs: any BlobStore
+    ) async throws -> (envelope: [UInt8], durationMs: Int) {
+        try await blobs.withLocalFile(for: blobKey) { path in
+            let decoder = try await AudioDecoder.open(contentsOf: path, configuration: .init(allowTruncated: true))
+            var builder = EnvelopeBuilder()
+            var samples = 0
+            for try await chunk in decoder.chunks() {
+                builder.append(chunk)
+                samples += chunk.count
+            }
+            return (builder.finish().encoded(), samples * 1000 / AudioDecoder.sampleRate)
+        }
+    }
+
     /// Sets the duration and amplitude envelope of `recordID` from its decoded audio, unless it has them already.
     static func measure(_ db: any SQLDatabase, recordID: String, samples: [Float], at: Int64) throws {
         var builder = EnvelopeBuilder()

@@ -112,20 +112,11 @@ struct RecordsService: Sendable {
         return record
     }
 
-    /// Decodes the file once: its amplitude envelope (quantised) and duration.
+    /// Decodes the file once: its amplitude envelope (quantised) and duration; audio Earshot cannot decode is
+    /// `INVALID_ARGUMENT`.
     func measure(blobKey: String, _ fileID: String) async throws -> ([UInt8], Int) {
         do {
-            return try await blobs.withLocalFile(for: try BlobKey(blobKey)) { path in
-                let decoder = try await AudioDecoder.open(
-                    contentsOf: path, configuration: .init(allowTruncated: true))
-                var builder = EnvelopeBuilder()
-                var samples = 0
-                for try await chunk in decoder.chunks() {
-                    builder.append(chunk)
-                    samples += chunk.count
-                }
-                return (builder.finish().encoded(), samples * 1000 / AudioDecoder.sampleRate)
-            }
+            return try await Library.decodeMeasurement(of: try BlobKey(blobKey), in: blobs)
         } catch let error as AudioError {
             throw PlatformError.invalidArgument(
                 "file \(fileID) is not audio Earshot can decode (\(error.code)); upload WAV, MP3, M4A/AAC, FLAC, "
