@@ -20,8 +20,9 @@ public actor Recorder {
         public var bindAttempts = 5
         /// How long binding stays locked after too many wrong codes.
         public var bindLockout: Duration = .seconds(60)
-        /// Recorded audio that uses one percent of battery.
-        public var audioPerBatteryPercent: Duration = .seconds(60)
+        /// Recorded audio that uses one percent of battery: 18 minutes, so a full battery records 30 hours, as card
+        /// recorders on the market do.
+        public var audioPerBatteryPercent: Duration = .seconds(18 * 60)
         /// The encoder's settings.
         public var encoding = OggOpusStream.Configuration()
         /// Where the device shows its bind code (a file a test or a person reads), besides ``bindCode``.
