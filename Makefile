@@ -64,6 +64,12 @@ run: release
 # idle-reclaim drops the guest's page cache (`dmesg`: "idle-reclaim: drop_caches"). One such stall at 09:18 UTC on
 # 2026-12-05 froze the whole test process for 8 s, and five wall-clock checks failed together (a 1 s idle timeout
 # measured 8.5 s). A real regression fails both runs; the first run's failures stay in the log.
+# OpenMP's waiting threads sleep during tests instead of spinning (docs/decisions/0015-openmp-passive-in-tests.md).
+# whisper.cpp and llama-server are both built with OpenMP. By default, libgomp's idle threads spin at every barrier.
+# That is harmless when one decode has the machine, but the tests run decodes, the language model and servers side by
+# side on two vCPUs, and the spinning took half of all CPU. Sleeping cut the parallel phase from 980 s to 570 s.
+test test-suites test-hosts: export OMP_WAIT_POLICY = PASSIVE
+
 TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests|ProviderErrorTests|DeviceLinkSyncTests|DeviceSyncEngineTests|RecorderLinkTests
 
 ## Everything that CI checks (lint-kit: EarshotKit uses nothing Linux-only, so it compiles for iOS/macOS;
