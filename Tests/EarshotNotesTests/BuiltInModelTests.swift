@@ -117,6 +117,24 @@ struct ManagedLlamaServerTests {
         #expect(kill(second, 0) != 0, "the child must be gone once run() returned")
     }
 
+    @Test("The child's OpenMP threads sleep while waiting, unless the operator chose a policy")
+    func childWaitsPassively() async throws {
+        #expect(ManagedLlamaServer.environment([:]) == ["OMP_WAIT_POLICY": "PASSIVE"])
+        #expect(ManagedLlamaServer.environment(["OMP_WAIT_POLICY": "ACTIVE"]).isEmpty)
+        let server = ManagedLlamaServer(configuration: BuiltInModel.configuration)
+        let running = Task { try await server.run() }
+        defer { running.cancel() }
+        _ = try await server.complete(ChatRequest(messages: [.user("Say hello.")], maxTokens: 4))
+        let pid = try #require(await server.processIdentifier)
+        let environment = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8)
+            .split(separator: "\0").map(String.init)
+        let inherited = ProcessInfo.processInfo.environment["OMP_WAIT_POLICY"]
+        #expect(environment.contains("OMP_WAIT_POLICY=\(inherited ?? "PASSIVE")"))
+        #expect(environment.contains { $0.hasPrefix("PATH=") }, "the rest of the environment is inherited")
+        running.cancel()
+        _ = try? await running.value
+    }
+
     @Test("Nothing starts before the first request; cancelling run() before that returns at once")
     func lazyStart() async throws {
         let server = ManagedLlamaServer(configuration: BuiltInModel.configuration)

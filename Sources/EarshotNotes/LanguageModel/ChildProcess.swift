@@ -15,9 +15,16 @@ final class ChildProcess: Sendable {
         let data = Mutex(Data())
     }
 
-    /// Starts `executable` with `arguments`, stdin from /dev/null, stdout and stderr captured.
-    static func launch(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
-        ChildProcess(try Subprocess(executable, arguments, stdout: .pipe, stderr: .standardOutput))
+    /// Starts `executable` with `arguments` and this process's environment with `environment` set over it, stdin
+    /// from /dev/null, stdout and stderr captured.
+    static func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> ChildProcess {
+        let merged =
+            environment.isEmpty
+            ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, set in set }
+        return ChildProcess(
+            try Subprocess(executable, arguments, environment: merged, stdout: .pipe, stderr: .standardOutput))
     }
 
     private init(_ process: Subprocess) {

@@ -226,6 +226,15 @@ public actor ManagedLlamaServer: LanguageModel {
         }
     }
 
+    /// What the child's environment adds to Earshot's: OpenMP's idle threads sleep (`OMP_WAIT_POLICY=PASSIVE`)
+    /// unless the operator chose a policy. llama-server is built with OpenMP, and by default its waiting threads
+    /// spin at every barrier. When a summary runs beside a transcription on the same cores, the spinning made the
+    /// summary six times slower and the decode beside it a third slower; sleeping costs nothing measurable when the
+    /// model runs alone (docs/notes.md, decision 0015).
+    static func environment(_ inherited: [String: String]) -> [String: String] {
+        inherited["OMP_WAIT_POLICY"] == nil ? ["OMP_WAIT_POLICY": "PASSIVE"] : [:]
+    }
+
     /// Launches the child on a free port and waits for `/health`; stops it again on failure.
     private func start() async throws -> (URL, ChildProcess) {
         let fileManager = FileManager.default
@@ -247,7 +256,8 @@ public actor ManagedLlamaServer: LanguageModel {
         ]
         let child: ChildProcess
         do {
-            child = try ChildProcess.launch(configuration.executable, arguments)
+            child = try ChildProcess.launch(
+                configuration.executable, arguments, environment: Self.environment(ProcessInfo.processInfo.environment))
         } catch {
             throw NotesError(.unavailable, "cannot run \(configuration.executable): \(error)", underlying: error)
         }
