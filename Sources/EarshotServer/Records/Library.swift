@@ -122,12 +122,9 @@ enum Library {
     static func measure(_ db: any SQLDatabase, recordID: String, samples: [Float], at: Int64) throws {
         var builder = EnvelopeBuilder()
         builder.append(samples)
-        try db.execute(
-            "UPDATE records SET duration_ms = ?, envelope = ?, updated_at = ? WHERE id = ? AND envelope IS NULL",
-            [
-                .integer(Int64(samples.count * 1000 / AudioDecoder.sampleRate)), .blob(builder.finish().encoded()),
-                .integer(at), .text(recordID),
-            ])
+        try measure(
+            db, recordID: recordID, durationMs: samples.count * 1000 / AudioDecoder.sampleRate,
+            envelope: builder.finish().encoded(), at: at)
     }
 
     /// Deletes `record` and every copy of its content: its jobs (running ones lose their lease; what refers to

@@ -26,12 +26,11 @@ struct RecordMeasureJob: JobKind {
 
     /// Queues the measurement of `recordID` of `tenant` in the caller's transaction.
     static func enqueue(_ db: any SQLDatabase, recordID: String, tenant: String, maxAttempts: Int) throws {
-        let payload = String(decoding: try JSONEncoder().encode(Payload(recordID: recordID)), as: UTF8.self)
         _ = try JobQueue.insert(
             db,
             NewJob(
-                id: Identifier.make(prefix: "job"), tenant: tenant, kind: name, payload: payload,
-                maxAttempts: maxAttempts),
+                id: Identifier.make(prefix: "job"), tenant: tenant, kind: name,
+                payload: try RecordsService.json(Payload(recordID: recordID)), maxAttempts: maxAttempts),
             at: JobQueue.wallClock())
     }
 
