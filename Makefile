@@ -67,7 +67,7 @@ run: release
 # OpenMP's waiting threads sleep during tests instead of spinning (docs/decisions/0015-openmp-passive-in-tests.md).
 # whisper.cpp and llama-server are both built with OpenMP. By default, libgomp's idle threads spin at every barrier.
 # That is harmless when one decode has the machine, but the tests run decodes, the language model and servers side by
-# side on two vCPUs, and the spinning took half of all CPU. Sleeping cut the parallel phase from 980 s to 570 s.
+# side on two vCPUs, and the spinning took half of all CPU. Sleeping cut the parallel phase from 980 s to 570-706 s.
 test test-suites test-hosts: export OMP_WAIT_POLICY = PASSIVE
 
 TIMED_SUITES := EarshotHTTPTests\.|WebhookTests|WebhookSafetyTests|ResumeAndErrorTests|SQLiteMetadataStoreTests|ApplicationTests|EngineProcessTests|EspeakSynthesizerTests|ProviderErrorTests|DeviceLinkSyncTests|DeviceSyncEngineTests|RecorderLinkTests
