@@ -30,7 +30,7 @@ targets += [
 // MARK: - Foundations: logging, ids, arguments, files; crypto; the wire types
 targets += [
     .target(name: "EarshotCore", dependencies: ["CSystem"]),
-    .target(name: "EarshotCrypto", dependencies: ["CCrypto"]),
+    .target(name: "EarshotCrypto", dependencies: ["CCrypto", "CZlib"]),
     // Wire types shared by server, SDK and CLI; Foundation only, compiles for iOS.
     .target(name: "EarshotAPI"),
     // The recorder device protocol (frames, CRC-32, messages) spoken by devices, the simulator and the SDK; no

@@ -95,16 +95,53 @@ import Testing
         }
     }
 
-    @Test func aWrongETagIsAnIntegrityErrorAfterRetries() async throws {
+    @Test func aPartDamagedOnTheWayIsRefusedByTheServerAndSentAgain() async throws {
+        try await KitPlatform.with { platform in
+            let (client, state) = try await setUp(platform)
+            let file = try makeTestFile(Self.size, in: platform.directory)
+            platform.proxy.state.withLock { $0.corruptBodies = 1 }
+            let retry = RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(10))
+            let done = try await FileUploader(
+                client: client, configuration: .init(maxConcurrentParts: 1, retry: retry, stateDirectory: state)
+            ).upload(fileAt: file)
+            #expect(platform.proxy.puts == 4)  // 3 parts, the damaged one twice
+            #expect(try await platform.sha256(of: done.downloadURL) == (try sha256(ofFile: file)))
+        }
+    }
+
+    @Test func aPartDamagedEveryTimeIsAnIntegrityErrorNamingTheServersCheck() async throws {
         try await KitPlatform.with(chunkSize: 64 << 10) { platform in
             let (client, state) = try await setUp(platform)
             let file = try makeTestFile(100_000, in: platform.directory)
-            platform.proxy.state.withLock { $0.corruptETags = true }
+            platform.proxy.state.withLock { $0.corruptBodies = .max }
             let retry = RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(10))
             let error = await #expect(throws: EarshotError.self) {
                 try await FileUploader(
                     client: client, configuration: .init(maxConcurrentParts: 1, retry: retry, stateDirectory: state)
                 ).upload(fileAt: file)
+            }
+            #expect(error?.code == .integrity && error?.wireCode == "BAD_DIGEST" && error?.status == 400)
+            #expect(error?.message.contains("x-amz-checksum-crc32") == true)
+            #expect(platform.proxy.puts == 2)
+        }
+    }
+
+    @Test func aStoreWithoutChecksumsHasItsETagCheckedAgainstTheMD5() async throws {
+        try await KitPlatform.with(chunkSize: 64 << 10) { platform in
+            let (client, state) = try await setUp(platform)
+            let file = try makeTestFile(100_000, in: platform.directory)
+            platform.proxy.state.withLock { $0.dropChecksums = true }
+            let done = try await FileUploader(client: client, configuration: .init(stateDirectory: state)).upload(
+                fileAt: file)
+            #expect(try await platform.sha256(of: done.downloadURL) == (try sha256(ofFile: file)))
+
+            platform.proxy.state.withLock { $0 = .init(corruptETags: true, dropChecksums: true) }
+            let retry = RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(10))
+            let other = try makeTestFile(100_000, seed: 7, in: platform.directory, name: "other.m4a")
+            let error = await #expect(throws: EarshotError.self) {
+                try await FileUploader(
+                    client: client, configuration: .init(maxConcurrentParts: 1, retry: retry, stateDirectory: state)
+                ).upload(fileAt: other)
             }
             #expect(error?.code == .integrity)
             #expect(error?.message.contains("is not the MD5") == true)

@@ -37,6 +37,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let methodNotAllowed = ErrorCode(rawValue: "METHOD_NOT_ALLOWED")
     /// The request conflicts with the current state (idempotency key reused with another body…) (409).
     public static let conflict = ErrorCode(rawValue: "CONFLICT")
+    /// A body's bytes are not what the client's checksum header (`x-amz-checksum-crc32`/`-sha256`) says: damaged on the
+    /// way, and not stored; send it again (400).
+    public static let badDigest = ErrorCode(rawValue: "BAD_DIGEST")
     /// The body is larger than this route accepts (413).
     public static let payloadTooLarge = ErrorCode(rawValue: "PAYLOAD_TOO_LARGE")
     /// Too many requests; retry after the `Retry-After` header (429).

@@ -1,4 +1,4 @@
-/// SHA-256 and/or MD5 of one byte stream, fed together, held by reference.
+/// SHA-256 and/or MD5 (and optionally a CRC-32) of one byte stream, fed together, held by reference.
 ///
 /// The reference is what a file writer's byte observer captures (EarshotCore's `TemporaryFile` calls
 /// `{ digests.update($0) }` after each write), so the digests always describe exactly the bytes that reached the
@@ -6,19 +6,26 @@
 public final class StreamingDigests {
     private var sha256: StreamingHasher?
     private var md5: StreamingHasher?
+    private var crc: CRC32?
     /// Bytes fed so far.
     public private(set) var byteCount: Int64 = 0
 
-    /// Starts a digest for each of `algorithms`. Throws only if libcrypto cannot allocate a context.
-    public init(_ algorithms: Set<DigestAlgorithm>) throws(CryptoError) {
+    /// Starts a digest for each of `algorithms`, and a CRC-32 when `crc32` is set. Throws only if libcrypto cannot
+    /// allocate a context.
+    public init(_ algorithms: Set<DigestAlgorithm>, crc32: Bool = false) throws(CryptoError) {
         if algorithms.contains(.sha256) { sha256 = try StreamingHasher(.sha256) }
         if algorithms.contains(.md5) { md5 = try StreamingHasher(.md5) }
+        if crc32 { crc = CRC32() }
     }
+
+    /// The CRC-32 of the bytes fed so far, when it was asked for.
+    public var crc32: UInt32? { crc?.value }
 
     /// Adds bytes to every digest.
     public func update(_ buffer: UnsafeRawBufferPointer) {
         sha256?.update(buffer)
         md5?.update(buffer)
+        crc?.update(buffer)
         byteCount += Int64(buffer.count)
     }
 

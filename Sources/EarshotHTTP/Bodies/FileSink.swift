@@ -1,7 +1,8 @@
 import EarshotCore
 import EarshotCrypto
 
-/// Writes a request body to a new file as it arrives, hashing it with SHA-256 and MD5 on the way.
+/// Writes a request body to a new file as it arrives, hashing it with SHA-256 and MD5 (and a CRC-32 when the client
+/// sent one to check) on the way.
 ///
 /// A ``TemporaryFile`` whose bytes feed the digests: a body that fails or is abandoned leaves no file; a complete
 /// one is handed to the handler as an ``UploadedFile`` (not fsynced: whoever keeps it publishes it).
@@ -12,8 +13,8 @@ final class FileSink {
     private var failure: SystemCallError?
 
     /// Creates `directory/upload_….part` (mode 0600, must not exist).
-    init(directory: String, requestID: String) throws {
-        let digests = try StreamingDigests([.sha256, .md5])
+    init(directory: String, requestID: String, crc32: Bool) throws {
+        let digests = try StreamingDigests([.sha256, .md5], crc32: crc32)
         self.digests = digests
         file = try TemporaryFile(
             path: PathPattern.joined(directory, Identifier.make(prefix: "upload") + ".part"), mode: 0o600,
@@ -41,7 +42,7 @@ final class FileSink {
         return .success(
             UploadedFile(
                 path: path, byteCount: Int(digests.byteCount), sha256: computed[.sha256]!, md5: computed[.md5]!,
-                lease: lease))
+                crc32: digests.crc32, lease: lease))
     }
 
     /// Closes and deletes the file (limit exceeded, client gone).

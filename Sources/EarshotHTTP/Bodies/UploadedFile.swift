@@ -11,15 +11,20 @@ public struct UploadedFile: Sendable {
     public let sha256: Digest
     /// MD5 of the body (S3-style ETags).
     public let md5: Digest
+    /// CRC-32 of the body, when the request sent `x-amz-checksum-crc32` (checked before the handler runs).
+    public let crc32: UInt32?
     /// Keeps the file marked as this process's (a locked descriptor) while the request is handled, so a sweep of
     /// temporary files leaves it alone.
     public let lease: FileLease?
 
-    public init(path: String, byteCount: Int, sha256: Digest, md5: Digest, lease: FileLease? = nil) {
+    public init(
+        path: String, byteCount: Int, sha256: Digest, md5: Digest, crc32: UInt32? = nil, lease: FileLease? = nil
+    ) {
         self.path = path
         self.byteCount = byteCount
         self.sha256 = sha256
         self.md5 = md5
+        self.crc32 = crc32
         self.lease = lease
     }
 }

@@ -74,6 +74,8 @@ final class Exchange: @unchecked Sendable {
     var overLimit = false
     var buffer: [UInt8] = []
     var fileSink: FileSink?
+    /// The checksums the client sent with a file body (checked before the handler runs, echoed on a 2xx).
+    var checksums = BodyChecksums()
     var dispatched = false
     /// Registered with ``ServerCore/track(_:)`` (an async handler may leave the connection suspended).
     var tracked = false
@@ -139,8 +141,14 @@ final class Exchange: @unchecked Sendable {
                 respondNow(error: .unavailable("the server is shutting down; retry on another instance"))
             }
         case .file(let directory):
+            switch BodyChecksums.parse(headers) {
+            case .success(let sent): checksums = sent
+            case .failure(let refusal):
+                respondNow(error: refusal)
+                return
+            }
             do {
-                fileSink = try FileSink(directory: directory, requestID: requestID)
+                fileSink = try FileSink(directory: directory, requestID: requestID, crc32: checksums.crc32 != nil)
             } catch {
                 core.logger.error(
                     "cannot create upload file", metadata: ["request_id": requestID, "error": "\(error)"])
@@ -250,6 +258,11 @@ final class Exchange: @unchecked Sendable {
                 fileSink = nil
                 switch sink.finish() {
                 case .success(let upload):
+                    if let damaged = checksums.mismatch(upload) {
+                        unlink(upload.path)
+                        respondNow(error: damaged)
+                        return
+                    }
                     if !dispatch(body: .file(upload)) {
                         unlink(upload.path)
                         respondNow(error: .unavailable("the server is shutting down; retry on another instance"))
@@ -335,6 +348,9 @@ final class Exchange: @unchecked Sendable {
         var status = response.status.code
         var headers = response.headers
         headers["X-Request-Id"] = requestID
+        if (200..<300).contains(status) {
+            for (name, value) in checksums.echo { headers[name] = value }
+        }
         if core.draining, !Self.isUpgrade(response) { headers["Connection"] = "close" }
         var length = 0
         let pointer: OpaquePointer?

@@ -52,7 +52,7 @@ protocol SyncPlatform: Sendable {
     func wifiPlans(serial: String, _ recordings: [DeviceUploadPlanRequest]) async throws -> [EarshotAPI.UploadPlan]
     /// The server's view of an upload; nil when it no longer exists.
     func status(uploadID: String) async throws -> UploadStatus?
-    /// PUTs one part and returns its ETag, checked against the MD5 of `body`.
+    /// PUTs one part and returns its ETag once the server holds exactly `body` (``PartPut``).
     func put(_ body: Data, to url: String, part: Int) async throws -> String
     /// complete-upload (idempotent); returns the file id.
     func complete(fileID: String, uploadID: String, etags: [Int: String], filetype: String) async throws -> String
@@ -265,28 +265,12 @@ struct PlatformSync: SyncPlatform {
     }
 
     func put(_ body: Data, to url: String, part: Int) async throws -> String {
-        let md5 = MD5.hex(body)
+        let checksum = CRC32.checksum(body)
         var attempt = 1
         while true {
             try Task.checkCancellation()
             do {
-                guard let target = URL(string: url) else {
-                    throw EarshotError(.invalidResponse, "part \(part) has no valid URL: \(url)")
-                }
-                var request = URLRequest(url: target)
-                request.httpMethod = "PUT"
-                request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-                let (data, response) = try await client.exchange(request, body: body)
-                guard (200..<300).contains(response.statusCode) else {
-                    throw EarshotClient.error(from: response, data: data)
-                }
-                guard let etag = response.value(forHTTPHeaderField: "ETag") else {
-                    throw EarshotError(.invalidResponse, "the PUT of part \(part) answered without an ETag")
-                }
-                guard FilePart.normalize(etag) == md5 else {
-                    throw EarshotError(.integrity, "part \(part): the ETag \(etag) is not the MD5 of the bytes sent")
-                }
-                return etag
+                return try await PartPut.send(body, checksum: checksum, to: url, part: part, client: client)
             } catch let error as EarshotError
                 where (error.isTransient || error.code == .integrity) && attempt < retry.maxAttempts
             {

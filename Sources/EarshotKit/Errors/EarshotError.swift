@@ -51,7 +51,8 @@ public struct EarshotError: Error, Sendable, CustomStringConvertible {
         public static let network = Code(rawValue: "NETWORK")
         /// The server's answer was not what the API promises (unparseable JSON, a missing `ETag`…).
         public static let invalidResponse = Code(rawValue: "INVALID_RESPONSE")
-        /// Bytes were damaged in transit: a part's `ETag` did not match the MD5 of what was sent.
+        /// Bytes were damaged in transit: the server refused a part against its checksum (`BAD_DIGEST`), or a part's
+        /// echoed checksum or `ETag` did not match the bytes sent.
         public static let integrity = Code(rawValue: "INTEGRITY")
         /// A local file could not be read or the resume state could not be written.
         public static let fileSystem = Code(rawValue: "FILE_SYSTEM")
@@ -68,7 +69,12 @@ public struct EarshotError: Error, Sendable, CustomStringConvertible {
         }
 
         /// Maps a wire code; codes this SDK does not know become ``internal`` (as the API asks clients to do).
+        /// `BAD_DIGEST` (the server found a body damaged against its checksum) is ``integrity``.
         public init(wire: ErrorCode) {
+            if wire == .badDigest {
+                self = .integrity
+                return
+            }
             self = Self.known.contains(wire.rawValue) ? Code(wire) : .internal
         }
 

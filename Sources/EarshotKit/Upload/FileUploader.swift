@@ -12,8 +12,9 @@ public import Foundation
 ///
 /// - Parts are read from the file with `FileHandle`, at most ``Configuration/maxConcurrentParts`` at a time, so
 ///   memory stays at about that many parts whatever the file's size.
-/// - Each part's `ETag` is compared with the MD5 of the bytes sent; a mismatch, a network error, 408, 429 or 5xx
-///   is retried with exponential backoff (``Configuration/retry``); an expired part URL is re-signed once.
+/// - Each part is sent with its CRC-32 (`x-amz-checksum-crc32`), which the platform checks before storing it (a
+///   store that ignores the header has its `ETag` compared with the part's MD5 instead); damaged bytes, a network
+///   error, 408, 429 or 5xx are retried with exponential backoff (``Configuration/retry``); an expired part URL is re-signed once.
 /// - The plan and the finished parts are kept in a small JSON file in ``Configuration/stateDirectory``. When the
 ///   same file (path, size, modification time) is uploaded again to the same server after a crash, a cancel or a
 ///   failure, the uploader asks the server which parts it holds and sends only the others.
@@ -23,7 +24,7 @@ public struct FileUploader: Sendable {
     public struct Configuration: Sendable {
         /// Parts in flight at once (default 4).
         public var maxConcurrentParts: Int
-        /// Retries of one part on a transient failure or an `ETag` mismatch.
+        /// Retries of one part on a transient failure or damaged bytes (a checksum or `ETag` mismatch).
         public var retry: RetryPolicy
         /// Where resume state is kept; nil for the default (see ``FileUploader/defaultStateDirectory``).
         public var stateDirectory: URL?

@@ -37,8 +37,8 @@ public final class Upload: Sendable {
 
     /// Uploads the file (resuming an earlier attempt when possible) and returns the stored file.
     ///
-    /// - Throws: ``EarshotError`` (`fileSystem` for an unreadable file, `integrity` when a part's ETag keeps
-    ///   mismatching, server codes such as `UNAUTHORIZED` or `PAYLOAD_TOO_LARGE`), or `CancellationError`.
+    /// - Throws: ``EarshotError`` (`fileSystem` for an unreadable file, `integrity` when a part keeps arriving
+    ///   damaged, server codes such as `UNAUTHORIZED` or `PAYLOAD_TOO_LARGE`), or `CancellationError`.
     public func run() async throws -> UploadResult {
         let first = started.withLock { started in
             defer { started = true }
@@ -155,9 +155,9 @@ public final class Upload: Sendable {
                 verified[part.partNumber] = part.etag
                 continue
             }
-            let (_, md5) = try FilePart.read(
+            let (bytes, _) = try FilePart.read(
                 fileURL, number: part.partNumber, chunkSize: journal.chunkSize, fileSize: size)
-            if md5 == etag { verified[part.partNumber] = part.etag }
+            if MD5.hex(bytes) == etag { verified[part.partNumber] = part.etag }
         }
         return verified
     }
@@ -167,10 +167,10 @@ public final class Upload: Sendable {
         return min(Int64(journal.chunkSize), journal.fileSize - start)
     }
 
-    /// PUTs one part with retries; returns its number once the server holds it and its ETag matched.
+    /// PUTs one part with retries; returns its number once the server holds exactly its bytes (``PartPut``).
     private func sendPart(_ number: Int, url: String, journal: UploadJournal, writer: JournalWriter) async throws -> Int
     {
-        let (body, md5) = try FilePart.read(
+        let (body, checksum) = try FilePart.read(
             fileURL, number: number, chunkSize: journal.chunkSize, fileSize: journal.fileSize)
         let policy = uploader.configuration.retry
         var url = url
@@ -179,7 +179,7 @@ public final class Upload: Sendable {
         while true {
             try Task.checkCancellation()
             do {
-                let etag = try await put(body, to: url, part: number, expected: md5)
+                let etag = try await PartPut.send(body, checksum: checksum, to: url, part: number, client: client)
                 try await writer.record(part: number, etag: etag)
                 return number
             } catch let error as EarshotError where error.code == .forbidden && !resigned {
@@ -195,31 +195,6 @@ public final class Upload: Sendable {
                 attempt += 1
             }
         }
-    }
-
-    private func put(_ body: Data, to url: String, part: Int, expected md5: String) async throws -> String {
-        guard let target = URL(string: url) else {
-            throw EarshotError(.invalidResponse, "part \(part) has no valid URL: \(url)")
-        }
-        var request = URLRequest(url: target)
-        request.httpMethod = "PUT"
-        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        let (data, response) = try await client.exchange(request, body: body)
-        guard (200..<300).contains(response.statusCode) else {
-            throw EarshotClient.error(from: response, data: data)
-        }
-        let requestID = response.value(forHTTPHeaderField: "X-Request-Id")
-        guard let etag = response.value(forHTTPHeaderField: "ETag") else {
-            throw EarshotError(
-                .invalidResponse, "the PUT of part \(part) answered without an ETag", status: response.statusCode,
-                requestID: requestID)
-        }
-        guard FilePart.normalize(etag) == md5 else {
-            throw EarshotError(
-                .integrity, "part \(part): the server's ETag \(etag) is not the MD5 of the bytes sent (\(md5))",
-                status: response.statusCode, requestID: requestID)
-        }
-        return etag
     }
 
     private func complete(

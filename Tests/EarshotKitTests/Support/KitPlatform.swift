@@ -119,6 +119,10 @@ final class ProxyControl: Sendable {
         var holdAll = false
         /// Answer part PUTs with a wrong ETag.
         var corruptETags = false
+        /// Flip a byte in the next this-many part bodies on their way to the server.
+        var corruptBodies = 0
+        /// Act as a store that ignores checksum headers: strip `x-amz-checksum-crc32` both ways.
+        var dropChecksums = false
     }
 
     let state = Mutex(State())
@@ -138,6 +142,8 @@ final class ProxyControl: Sendable {
 
     private func forward(_ request: Request) async throws -> Response {
         let isPart = request.method == .put && request.path.contains("/upload/parts/")
+        let dropChecksums = isPart && state.withLock { $0.dropChecksums }
+        var damage = false
         if isPart {
             let part = Int(request.path.split(separator: "/").last ?? "") ?? 0
             let (fail, hold) = state.withLock { state -> (Bool, Bool) in
@@ -149,6 +155,11 @@ final class ProxyControl: Sendable {
                 return (false, state.holdAll || state.held.contains(part))
             }
             if fail { return .text("injected failure", status: 503) }
+            damage = state.withLock { state in
+                guard state.corruptBodies > 0 else { return false }
+                state.corruptBodies -= 1
+                return true
+            }
             if hold {
                 try await Task.sleep(for: .seconds(60))
             }
@@ -161,17 +172,21 @@ final class ProxyControl: Sendable {
         if !query.isEmpty { query = "?" + query }
         var upstreamRequest = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(request.path)\(query)")!)
         upstreamRequest.httpMethod = request.method.rawValue
-        for field in request.headers where !["host", "content-length", "connection"].contains(field.name.lowercased()) {
+        var dropped = ["host", "content-length", "connection"]
+        if dropChecksums { dropped.append("x-amz-checksum-crc32") }
+        for field in request.headers where !dropped.contains(field.name.lowercased()) {
             upstreamRequest.setValue(field.value, forHTTPHeaderField: field.name)
         }
-        let body = request.bytes
+        var body = request.bytes
+        if damage, !body.isEmpty { body[body.count / 2] ^= 0x01 }
         let (data, response) =
             body.isEmpty
             ? try await URLSession.shared.data(for: upstreamRequest)
             : try await URLSession.shared.upload(for: upstreamRequest, from: Data(body))
         let http = response as! HTTPURLResponse
         var headers: HTTPHeaders = [:]
-        for name in ["Content-Type", "ETag", "WWW-Authenticate", "Retry-After"] {
+        let echoed = ["Content-Type", "ETag", "WWW-Authenticate", "Retry-After"]
+        for name in echoed + (dropChecksums ? [] : ["x-amz-checksum-crc32"]) {
             if let value = http.value(forHTTPHeaderField: name) { headers[name] = value }
         }
         if isPart, state.withLock({ $0.corruptETags }), headers["ETag"] != nil {
