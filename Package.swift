@@ -81,7 +81,8 @@ targets += [
         name: "EarshotConsole", dependencies: ["EarshotHTTP", "EarshotCrypto"],
         resources: [
             "index.html", "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js",
-            "upload.js", "quality.js", "devices.js", "admin.js", "languages.js", "live.js", "capture.js",
+            "upload.js", "quality.js", "devices.js", "admin.js", "languages.js", "live.js", "capture.js", "realtime.js",
+            "conversation.js",
         ].map { .embedInCode("Assets/" + $0) }),
     .target(
         name: "EarshotServer",

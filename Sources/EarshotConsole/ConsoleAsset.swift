@@ -37,6 +37,8 @@ struct ConsoleAsset: Sendable {
             ("languages.js", "text/javascript; charset=utf-8", PackageResources.languages_js),
             ("live.js", "text/javascript; charset=utf-8", PackageResources.live_js),
             ("capture.js", "text/javascript; charset=utf-8", PackageResources.capture_js),
+            ("realtime.js", "text/javascript; charset=utf-8", PackageResources.realtime_js),
+            ("conversation.js", "text/javascript; charset=utf-8", PackageResources.conversation_js),
         ]
         return Dictionary(
             uniqueKeysWithValues: files.map { ($0.0, ConsoleAsset(name: $0.0, contentType: $0.1, bytes: $0.2)) })

@@ -208,6 +208,52 @@ import Testing
         }
     }
 
+    /// The Conversation page (`Browser/console_conversation_browser.py`): side A English, side B Spanish; Chromium's
+    /// fake microphone plays a Spanish sentence spoken by espeak-ng once, after a tap on side B. The page shows the
+    /// Spanish words on side B with their English translation, schedules every sample of the translation spoken to
+    /// side A (as many as the server's `audio_ms`), and after End links the record, whose transcript has the words.
+    @Test(.timeLimit(.minutes(10))) func twoPeopleConverseOnTheConversationPage() async throws {
+        let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", Self.python.path].filter {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard missing.isEmpty, SpeechSynthesis.available, TestEnvironment.exist(TestEnvironment.asrFastModel) else {
+            Issue.record("missing \(missing), espeak-ng or the asr-fast model: run scripts/setup")
+            return
+        }
+        let directory = try TestEnvironment.makeTemporaryDirectory("console-conversation")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+        let created = try await Program.earshot.run(
+            ["accounts", "create", "ada@example.com", "--data-dir", directory.path],
+            input: Data((Self.password + "\n").utf8))
+        try #require(created.status == 0, "\(created)")
+        let spoken = directory.appendingPathComponent("spanish.wav")
+        try SpeechSynthesis.speak(SpeechSynthesis.spanishLine, voice: "es", speed: 130, to: spoken)
+        let speech = directory.appendingPathComponent("speech.wav")
+        try FFmpeg.convert(spoken, to: speech, ["-af", "adelay=1000:all=1,apad=pad_dur=3", "-ar", "48000", "-ac", "1"])
+
+        let server = try await ServeProcess.start(dataDirectory: directory.path, arguments: [])
+        defer { server.stop() }
+        let result = try await Program(Self.python).run(
+            [
+                Self.script.deletingLastPathComponent().appendingPathComponent("console_conversation_browser.py").path,
+                "--base", server.base, "--artifacts", Self.artifacts.path, "--email", "ada@example.com",
+                "--speech", speech.path,
+            ], timeout: .seconds(420))
+        try Data(result.stdoutData).write(to: Self.artifacts.appendingPathComponent("conversation-steps.jsonl"))
+        let steps = Self.steps(result.stdout)
+        #expect(
+            result.status == 0 && steps["done"] != nil,
+            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+        if let translation = steps["side B speaks Spanish"]?["translation"] as? String {
+            let normalizer = TextNormalizer(configuration: .defaults(for: .english))
+            let wer = PairsBenchmark.score([
+                (normalizer.normalize(SpeechSynthesis.spanishLineInEnglish), normalizer.normalize(translation))
+            ]).errorRate
+            #expect(wer <= 0.5, "the translation \(translation) against \(SpeechSynthesis.spanishLineInEnglish)")
+        }
+    }
+
     /// The script's JSON lines by step (`done` for the last line).
     static func steps(_ output: String) -> [String: [String: Any]] {
         var steps: [String: [String: Any]] = [:]

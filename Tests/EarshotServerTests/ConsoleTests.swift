@@ -18,7 +18,7 @@ import Testing
     /// capture.js is the live page's AudioWorklet).
     static let files = [
         "console.css", "app.js", "api.js", "dom.js", "auth.js", "library.js", "record.js", "wave.js", "upload.js", "quality.js",
-        "devices.js", "admin.js", "languages.js", "live.js", "capture.js",
+        "devices.js", "admin.js", "languages.js", "live.js", "capture.js", "realtime.js", "conversation.js",
     ]
 
     @Test func thePageIsServedAtTheRootWithAStrictPolicyAndNoInlineCode() async throws {

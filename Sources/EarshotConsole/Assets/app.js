@@ -6,6 +6,7 @@ import { recordPage } from './record.js';
 import { qualityPage, evaluationPage } from './quality.js';
 import { devicesPage } from './devices.js';
 import { livePage } from './live.js';
+import { conversationPage } from './conversation.js';
 import { adminPage } from './admin.js';
 import { announce } from './dom.js';
 
@@ -64,6 +65,7 @@ async function route() {
   }
   if (path[0] === 'records' && path[1]) leave = await recordPage(main, path[1], query, context);
   else if (path[0] === 'devices') leave = await devicesPage(main, context);
+  else if (path[0] === 'live' && path[1] === 'conversation') leave = await conversationPage(main, context);
   else if (path[0] === 'live') leave = await livePage(main, context);
   else if (path[0] === 'admin') leave = await adminPage(main, context);
   else if (path[0] === 'quality' && path[1]) leave = await evaluationPage(main, path[1], context);

@@ -2,35 +2,12 @@
 // client secret minted for this page (PCM16 from an AudioWorklet, server VAD); words appear as the server settles
 // them, each turn's final text with its time, and its translation beside it when one was asked for. Stop finishes
 // the last turn and closes the session, which the server keeps as a record (docs/live.md).
-import { api, url } from './api.js';
 import { h, replace, clock, announce } from './dom.js';
 import { LANGUAGES, languageName } from './languages.js';
+import { base64, connect, linkRecord, microphoneProblem, openMicrophone, release, sleep, tapMicrophone } from './realtime.js';
 
-const RATE = 24000;
 /** How long Stop waits for the last finals before closing anyway. */
 const FINISH_MS = 60000;
-
-/** Base64 of bytes (String.fromCharCode over slices: one append is 4.8 KB). */
-function base64(buffer) {
-  const bytes = new Uint8Array(buffer);
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(text);
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Why the microphone cannot be used, in words, or null when it can be asked for. */
-function microphoneProblem() {
-  if (!window.isSecureContext) {
-    return 'The browser offers the microphone only to pages served over HTTPS or from localhost. '
-      + 'Open the console at https://… (or http://localhost) to speak live.';
-  }
-  if (!navigator.mediaDevices?.getUserMedia || typeof AudioWorkletNode !== 'function') {
-    return 'This browser cannot capture audio for a live session (no getUserMedia or AudioWorklet).';
-  }
-  return null;
-}
 
 export async function livePage(main) {
   const language = h('select', { id: 'live-language' },
@@ -45,7 +22,9 @@ export async function livePage(main) {
   replace(main, h('section', { class: 'live-page' },
     h('h1', {}, 'Live'),
     h('p', { class: 'muted' }, 'Your words appear as you speak; each pause settles them. ',
-      'When you stop, the session is kept in your library with its audio.'),
+      'When you stop, the session is kept in your library with its audio. ',
+      h('a', { href: '#/live/conversation', id: 'live-conversation' },
+        'Face-to-face conversation: two people, two languages')),
     h('div', { class: 'card' }, h('div', { class: 'actions' },
       h('label', { for: 'live-language' }, 'Spoken language'), language,
       h('label', { for: 'live-translate' }, 'Translate into'), target, start, stop)),
@@ -126,14 +105,6 @@ export async function livePage(main) {
     }
   }
 
-  /** Stops the microphone (the socket stays for the last finals). */
-  function release(current) {
-    current.stream?.getTracks().forEach((track) => track.stop());
-    current.context?.close().catch(() => {});
-    current.stream = null;
-    current.context = null;
-  }
-
   async function begin() {
     start.disabled = true;
     language.disabled = true;
@@ -145,36 +116,18 @@ export async function livePage(main) {
       closed: false };
     session = current;
     try {
-      current.stream = await navigator.mediaDevices.getUserMedia({
-        // The speech engine hears best what the microphone heard: no noise suppression (it cut quiet words), no
-        // echo cancellation (the page plays nothing); the gain control helps a quiet microphone.
-        audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: true },
-      });
-      current.context = new AudioContext({ sampleRate: RATE });
-      await current.context.audioWorklet.addModule(url('/console/capture.js'));
+      Object.assign(current, await openMicrophone());
 
       state.textContent = 'Connecting…';
       const transcription = { model: 'asr-fast' };
       if (language.value !== 'auto') transcription.language = language.value;
       if (target.value) transcription.translate_to = target.value;
-      const secret = await api('POST', '/v1/realtime/client_secrets', {
-        session: { type: 'transcription', audio: { input: {
-          format: { type: 'audio/pcm', rate: current.context.sampleRate },
-          transcription, turn_detection: { type: 'server_vad' },
-        } } },
-      });
-      const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-      // The live endpoint is at the root (as OpenAI clients expect it), not under api-prefix.
-      const socket = new WebSocket(`${scheme}//${location.host}/v1/realtime`,
-        ['realtime', 'openai-insecure-api-key.' + secret.value]);
+      const input = {
+        format: { type: 'audio/pcm', rate: current.context.sampleRate }, transcription,
+        turn_detection: { type: 'server_vad' },
+      };
+      const socket = await connect(input, '', handle, (error) => announce(error.message));
       current.socket = socket;
-      await new Promise((resolve, reject) => {
-        socket.addEventListener('open', resolve, { once: true });
-        socket.addEventListener('error', () => reject(new Error('the live connection was refused')), { once: true });
-      });
-      socket.addEventListener('message', (message) => {
-        try { handle(JSON.parse(message.data)); } catch (error) { announce(error.message); }
-      });
       socket.addEventListener('close', (close) => {
         current.closed = true;
         if (session !== current || current.finishing) return;
@@ -182,16 +135,11 @@ export async function livePage(main) {
         state.textContent = `The live session ended${close.reason ? ': ' + close.reason : ''}.`;
         done(current);
       });
-
-      const source = current.context.createMediaStreamSource(current.stream);
-      const tap = new AudioWorkletNode(current.context, 'earshot-capture');
-      tap.port.onmessage = (message) => {
+      tapMicrophone(current, (pcm) => {
         if (socket.readyState === WebSocket.OPEN) {
-          socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: base64(message.data) }));
+          socket.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: base64(pcm) }));
         }
-      };
-      source.connect(tap);
-      tap.connect(current.context.destination); // the tap outputs silence; connected so the graph runs it
+      });
       state.textContent = 'Listening.';
       stop.disabled = false;
     } catch (error) {
@@ -242,20 +190,7 @@ export async function livePage(main) {
     language.disabled = false;
     target.disabled = false;
     if (!current.recordID || !items.querySelector('li.final')) return;
-    const path = `/open/partner/records/${encodeURIComponent(current.recordID)}`;
-    for (let attempt = 0; attempt < 30; attempt++) {
-      try {
-        await api('GET', path);
-        replace(saved, 'Kept in your library: ',
-          h('a', { href: `#/records/${encodeURIComponent(current.recordID)}`, id: 'live-record-link' },
-            'open the record'), '.');
-        return;
-      } catch (error) {
-        if (error.status !== 404) { replace(saved, `The record could not be opened: ${error.message}`); return; }
-        await sleep(500);
-      }
-    }
-    replace(saved, 'The session was not kept as a record.');
+    await linkRecord(saved, current.recordID, 'live-record-link');
   }
 
   start.addEventListener('click', () => begin());

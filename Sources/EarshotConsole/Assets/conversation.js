@@ -1,0 +1,278 @@
+// Conversation: two people, two languages, one device between them (seed 000's face-to-face translation). Each side
+// taps its button and speaks; the words go to `GET /v1/realtime?intent=dialogue` on that side's channel, and the
+// page shows each utterance with its translation into the other side's language and plays the translation spoken
+// to the other side. One side speaks at a time: tapping the other side ends the current turn (docs/live.md).
+import { h, replace, clock, announce } from './dom.js';
+import { LANGUAGES, languageName } from './languages.js';
+import {
+  RATE, base64, connect, linkRecord, microphoneProblem, openMicrophone, release, sleep, tapMicrophone,
+} from './realtime.js';
+
+/** How long End waits for the last translations and speech before closing anyway. */
+const FINISH_MS = 90000;
+const SIDES = ['A', 'B'];
+
+/** PCM16 little-endian in base64 → Float32 samples. */
+function samples(delta) {
+  const bytes = Uint8Array.from(atob(delta), (c) => c.charCodeAt(0));
+  const pcm = new Int16Array(bytes.buffer, 0, bytes.length >> 1);
+  return Float32Array.from(pcm, (value) => value / 32768);
+}
+
+export async function conversationPage(main) {
+  const languages = [0, 1].map((side) => h('select', { id: `conv-language-${side}` },
+    LANGUAGES.map((code) => h('option', { value: code, selected: code === (side === 0 ? 'en' : 'es') },
+      languageName(code)))));
+  const talk = [0, 1].map((side) => h('button', { type: 'button', id: `conv-talk-${side}`, class: 'primary',
+    'aria-pressed': 'false' }, `Side ${SIDES[side]} speaks`));
+  const aloud = h('input', { type: 'checkbox', id: 'conv-aloud', checked: true });
+  const end = h('button', { type: 'button', id: 'conv-end', disabled: true }, 'End');
+  const state = h('p', { id: 'conv-state', class: 'meta', role: 'status' }, 'Tap the side that speaks first.');
+  const items = h('ol', { id: 'conv-items', class: 'live-items' });
+  const saved = h('p', { id: 'conv-record' });
+  replace(main, h('section', { class: 'live-page' },
+    h('h1', {}, 'Conversation'),
+    h('p', { class: 'muted' }, 'Two people, two languages, one device. Tap your side and speak: your words are ',
+      'translated and spoken to the other side. When you end, the conversation is kept in your library. ',
+      h('a', { href: '#/live' }, 'Back to Live')),
+    h('div', { class: 'card conv-sides' }, ...[0, 1].map((side) => h('div', { class: 'conv-side' },
+      h('label', { for: `conv-language-${side}` }, `Side ${SIDES[side]}'s language`), languages[side], talk[side])),
+    h('div', { class: 'actions' }, h('label', {}, aloud, ' Speak translations aloud'), end)),
+    state, items, saved));
+
+  const problem = microphoneProblem();
+  if (problem) {
+    state.textContent = problem;
+    talk.forEach((button) => { button.disabled = true; });
+    return () => {};
+  }
+
+  let session = null;
+
+  function row(item, channel) {
+    let element = items.querySelector(`li[data-item="${CSS.escape(item)}"]`);
+    if (!element) {
+      element = h('li', { class: 'live-item conv-item', dataset: { item, channel: String(channel ?? '') } },
+        h('span', { class: 'side' }, channel === undefined ? '' : `${SIDES[channel]} · `),
+        h('span', { class: 'time' }), h('span', { class: 'text' }), h('span', { class: 'partial' }),
+        h('p', { class: 'translation' }), h('p', { class: 'spoken muted' }));
+      items.append(element);
+    }
+    return element;
+  }
+  const part = (item, name) => row(item).querySelector('.' + name);
+
+  /** Plays a spoken translation's samples after what is already queued; the microphone is muted meanwhile. */
+  function play(current, event) {
+    const audio = samples(event.delta ?? '');
+    if (!audio.length || !current.context) return;
+    const buffer = current.context.createBuffer(1, audio.length, RATE);
+    buffer.copyToChannel(audio, 0);
+    const source = current.context.createBufferSource();
+    source.buffer = buffer;
+    source.connect(current.context.destination);
+    const at = Math.max(current.context.currentTime + 0.05, current.playhead);
+    source.start(at);
+    current.playhead = at + buffer.duration;
+    const element = row(event.item_id);
+    element.dataset.playedSamples = String(Number(element.dataset.playedSamples ?? 0) + audio.length);
+  }
+
+  function handle(current, event) {
+    const item = event.item_id;
+    switch (event.type) {
+      case 'session.created':
+        current.recordID = event.record_id ?? null;
+        break;
+      case 'session.updated':
+        current.synced = true;
+        break;
+      case 'input_audio_buffer.speech_started':
+        current.speaking = item;
+        row(item, event.channel).classList.add('speaking');
+        part(item, 'time').textContent = clock(event.audio_start_ms ?? 0);
+        break;
+      case 'input_audio_buffer.committed':
+        if (current.speaking === item) current.speaking = null;
+        current.pending.add(item);
+        row(item, event.channel).classList.remove('speaking');
+        break;
+      case 'conversation.item.input_audio_transcription.delta':
+        part(item, 'partial').textContent += event.delta ?? '';
+        break;
+      case 'conversation.item.input_audio_transcription.completed': {
+        const text = (event.transcript ?? '').trim();
+        if (!text) { current.pending.delete(item); row(item).remove(); break; }
+        part(item, 'partial').textContent = '';
+        part(item, 'text').textContent = text;
+        row(item).classList.add('final');
+        break;
+      }
+      case 'conversation.item.input_audio_transcription.failed':
+        current.pending.delete(item);
+        part(item, 'partial').textContent = '';
+        part(item, 'text').textContent = 'Not transcribed: ' + (event.error?.message ?? 'the decode failed');
+        row(item).classList.add('failed');
+        break;
+      case 'conversation.item.input_audio_translation.completed':
+        part(item, 'translation').textContent = event.translation ?? '';
+        // Spoken next when the other side listens; otherwise this item is done.
+        if (!current.aloud || !(event.translation ?? '').trim()) current.pending.delete(item);
+        break;
+      case 'conversation.item.input_audio_translation.failed':
+        current.pending.delete(item);
+        part(item, 'translation').textContent = 'No translation: ' + (event.error?.message ?? '');
+        part(item, 'translation').classList.add('muted');
+        break;
+      case 'response.output_audio.delta':
+        play(current, event);
+        break;
+      case 'response.output_audio.done': {
+        current.pending.delete(item);
+        const element = row(item);
+        element.dataset.audioMs = String(event.audio_ms ?? 0);
+        part(item, 'spoken').textContent =
+          `Spoken to side ${SIDES[event.channel] ?? '?'} (${((event.audio_ms ?? 0) / 1000).toFixed(1)} s)`;
+        break;
+      }
+      case 'response.output_audio.failed':
+        current.pending.delete(item);
+        part(item, 'spoken').textContent = 'Not spoken: ' + (event.error?.message ?? '');
+        break;
+      case 'error':
+        if (event.error?.code !== 'input_audio_buffer_commit_empty') announce(event.error?.message ?? 'Error');
+        break;
+      default:
+        break;
+    }
+  }
+
+  function show(current) {
+    talk.forEach((button, side) => {
+      const active = current && current.channel === side;
+      button.setAttribute('aria-pressed', String(active));
+      button.classList.toggle('active', active);
+    });
+  }
+
+  async function begin(channel) {
+    talk.forEach((button) => { button.disabled = true; });
+    languages.forEach((select) => { select.disabled = true; });
+    aloud.disabled = true;
+    replace(items);
+    replace(saved);
+    state.textContent = 'Asking for the microphone…';
+    const current = { socket: null, stream: null, context: null, recordID: null, pending: new Set(), speaking: null,
+      closed: false, synced: false, channel, playhead: 0, aloud: aloud.checked };
+    session = current;
+    try {
+      Object.assign(current, await openMicrophone());
+      state.textContent = 'Connecting…';
+      const input = {
+        format: { type: 'audio/pcm', rate: current.context.sampleRate }, transcription: { model: 'asr-fast' },
+        turn_detection: { type: 'server_vad' },
+      };
+      const socket = await connect(input, '?intent=dialogue', (event) => handle(current, event),
+        (error) => announce(error.message));
+      current.socket = socket;
+      socket.addEventListener('close', (close) => {
+        current.closed = true;
+        if (session !== current || current.finishing) return;
+        release(current);
+        state.textContent = `The conversation ended${close.reason ? ': ' + close.reason : ''}.`;
+        done(current);
+      });
+      socket.send(JSON.stringify({ type: 'session.update', session: {
+        channels: languages.map((select) => ({ language: select.value, speak: current.aloud })),
+        audio: { output: { format: { type: 'audio/pcm', rate: RATE } } },
+      } }));
+      const deadline = Date.now() + 10000;
+      while (!current.synced && !current.closed && Date.now() < deadline) await sleep(20);
+      if (!current.synced) throw new Error('the server did not accept the two languages');
+      tapMicrophone(current, (pcm) => {
+        if (socket.readyState !== WebSocket.OPEN) return;
+        // While a translation plays, the microphone hears the device: send silence instead.
+        if (current.context && current.context.currentTime < current.playhead + 0.2) new Int16Array(pcm).fill(0);
+        socket.send(JSON.stringify({ type: 'input_audio_buffer.append', channel: current.channel, audio: base64(pcm) }));
+      });
+      talk.forEach((button) => { button.disabled = false; });
+      end.disabled = false;
+      show(current);
+      state.textContent = `Side ${SIDES[channel]} is speaking.`;
+    } catch (error) {
+      release(current);
+      current.socket?.close();
+      session = null;
+      state.textContent = error.name === 'NotAllowedError'
+        ? 'The microphone was not allowed. Allow it for this site and tap a side again.'
+        : `Could not start: ${error.message}`;
+      reset();
+    }
+  }
+
+  /** A tap on a side: start the conversation, or hand the turn to that side. */
+  function tap(channel) {
+    const current = session;
+    if (!current) return begin(channel);
+    if (current.channel === channel) return;
+    current.channel = channel; // the server ends the other side's turn at this side's first append
+    show(current);
+    state.textContent = `Side ${SIDES[channel]} is speaking.`;
+  }
+
+  /** End: the microphone off, the turn under way committed, the translations and speech awaited, the socket closed. */
+  async function finish() {
+    const current = session;
+    if (!current) return;
+    end.disabled = true;
+    current.finishing = true;
+    // The microphone off; the AudioContext stays for the translations still to be spoken.
+    current.stream?.getTracks().forEach((track) => track.stop());
+    const socket = current.socket;
+    if (socket.readyState === WebSocket.OPEN) {
+      state.textContent = 'Finishing the last words…';
+      const deadline = Date.now() + FINISH_MS;
+      current.synced = false;
+      socket.send(JSON.stringify({ type: 'session.update', session: {} }));
+      while (!current.closed && !current.synced && Date.now() < deadline) await sleep(50);
+      if (current.speaking) {
+        socket.send(JSON.stringify({ type: 'input_audio_buffer.commit', channel: current.channel }));
+      }
+      await sleep(300);
+      while (!current.closed && (current.pending.size > 0 || current.speaking) && Date.now() < deadline) {
+        await sleep(200);
+      }
+      socket.close(1000, 'done');
+    }
+    state.textContent = 'Ended.';
+    await done(current);
+  }
+
+  function reset() {
+    talk.forEach((button) => { button.disabled = false; });
+    languages.forEach((select) => { select.disabled = false; });
+    aloud.disabled = false;
+    end.disabled = true;
+    show(null);
+  }
+
+  async function done(current) {
+    if (session === current) session = null;
+    reset();
+    const playing = current.context ? Math.max(0, current.playhead - current.context.currentTime) : 0;
+    setTimeout(() => release(current), playing * 1000 + 200);
+    if (!current.recordID || !items.querySelector('li.final')) return;
+    await linkRecord(saved, current.recordID, 'conv-record-link');
+  }
+
+  talk.forEach((button, side) => button.addEventListener('click', () => tap(side)));
+  end.addEventListener('click', () => finish());
+  return () => {
+    const current = session;
+    session = null;
+    if (current) {
+      release(current);
+      current.socket?.close(1000, 'left the page');
+    }
+  };
+}

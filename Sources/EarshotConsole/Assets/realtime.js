@@ -1,0 +1,102 @@
+// What the Live and Conversation pages share: the microphone as PCM16 from an AudioWorklet, a client secret minted
+// with the session cookie, the WebSocket to `GET /v1/realtime`, and the wait for the record a session becomes.
+import { api, url } from './api.js';
+import { h, replace } from './dom.js';
+
+export const RATE = 24000;
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Base64 of bytes (String.fromCharCode over slices: one append is 4.8 KB). */
+export function base64(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** Why the microphone cannot be used, in words, or null when it can be asked for. */
+export function microphoneProblem() {
+  if (!window.isSecureContext) {
+    return 'The browser offers the microphone only to pages served over HTTPS or from localhost. '
+      + 'Open the console at https://… (or http://localhost) to speak live.';
+  }
+  if (!navigator.mediaDevices?.getUserMedia || typeof AudioWorkletNode !== 'function') {
+    return 'This browser cannot capture audio for a live session (no getUserMedia or AudioWorklet).';
+  }
+  return null;
+}
+
+/** The microphone and a 24 kHz AudioContext with the capture worklet loaded: `{stream, context}`. */
+export async function openMicrophone() {
+  const stream = await navigator.mediaDevices.getUserMedia({
+    // The speech engine hears best what the microphone heard: no noise suppression (it cut quiet words), no echo
+    // cancellation (the pages mute what they play themselves); the gain control helps a quiet microphone.
+    audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: true },
+  });
+  const context = new AudioContext({ sampleRate: RATE });
+  try {
+    await context.audioWorklet.addModule(url('/console/capture.js'));
+  } catch (error) {
+    stream.getTracks().forEach((track) => track.stop());
+    context.close().catch(() => {});
+    throw error;
+  }
+  return { stream, context };
+}
+
+/** Feeds the microphone to `send(pcm16 ArrayBuffer)`, 100 ms at a time. */
+export function tapMicrophone({ stream, context }, send) {
+  const source = context.createMediaStreamSource(stream);
+  const tap = new AudioWorkletNode(context, 'earshot-capture');
+  tap.port.onmessage = (message) => send(message.data);
+  source.connect(tap);
+  tap.connect(context.destination); // the tap outputs silence; connected so the graph runs it
+}
+
+/** Stops the microphone and its AudioContext (a socket stays open for the last events). */
+export function release(current) {
+  current.stream?.getTracks().forEach((track) => track.stop());
+  current.context?.close().catch(() => {});
+  current.stream = null;
+  current.context = null;
+}
+
+/**
+ * A client secret for `input` (the GA session's `audio.input`) and the open WebSocket to `/v1/realtime` + `query`,
+ * which calls `onEvent` with each parsed event.
+ */
+export async function connect(input, query, onEvent, onError) {
+  const secret = await api('POST', '/v1/realtime/client_secrets', {
+    session: { type: 'transcription', audio: { input } },
+  });
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  // The live endpoint is at the root (as OpenAI clients expect it), not under api-prefix.
+  const socket = new WebSocket(`${scheme}//${location.host}/v1/realtime${query}`,
+    ['realtime', 'openai-insecure-api-key.' + secret.value]);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', () => reject(new Error('the live connection was refused')), { once: true });
+  });
+  socket.addEventListener('message', (message) => {
+    try { onEvent(JSON.parse(message.data)); } catch (error) { onError(error); }
+  });
+  return socket;
+}
+
+/** Links the record `recordID` in `saved` once the server has kept it (it may take a moment after the close). */
+export async function linkRecord(saved, recordID, linkID) {
+  const path = `/open/partner/records/${encodeURIComponent(recordID)}`;
+  for (let attempt = 0; attempt < 30; attempt++) {
+    try {
+      await api('GET', path);
+      replace(saved, 'Kept in your library: ',
+        h('a', { href: `#/records/${encodeURIComponent(recordID)}`, id: linkID }, 'open the record'), '.');
+      return;
+    } catch (error) {
+      if (error.status !== 404) { replace(saved, `The record could not be opened: ${error.message}`); return; }
+      await sleep(500);
+    }
+  }
+  replace(saved, 'The session was not kept as a record.');
+}

@@ -1,0 +1,93 @@
+"""Drives the console's Conversation page (Live → face-to-face conversation) in headless Chromium against a running
+`earshot serve`: a person signs in, sets side A to English and side B to Spanish, taps side B and speaks Spanish
+(Chromium's fake microphone plays a WAV file once), sees the Spanish words settle on side B with their English
+translation, hears that translation spoken to side A (the page schedules every sample the server sent), ends the
+conversation and opens the record it became.
+
+Run by Tests/EarshotConsoleTests/ConsoleBrowserTests.swift (`twoPeopleConverseOnTheConversationPage`). Like
+console_browser.py it prints one JSON object per line, {"step": ..., ...}, then {"done": true}; a failed check prints
+{"failed": ...} and exits 1.
+"""
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from console_browser import PASSWORD, Console, arguments, drive
+
+
+class ConversationConsole(Console):
+    def __init__(self, args):
+        super().__init__(args, flags=(
+            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={args.speech}%noloop", "--autoplay-policy=no-user-gesture-required"))
+
+    def final_on(self, channel):
+        rows = self.driver.find_elements(By.CSS_SELECTOR, f"#conv-items li.final[data-channel='{channel}']")
+        return rows[0] if rows else None
+
+    def run(self):
+        self.step = "sign in"
+        self.open("#/sign-in")
+        self.type_into("#f-address", self.args.email)
+        self.type_into("#f-password", PASSWORD + Keys.ENTER)
+        self.wait(lambda: self.text("#library-title") == "Library", "the library", 60)
+        self.report()
+
+        self.step = "the conversation page"
+        self.find('#bar nav a[href="#/live"]').click()
+        self.find("#live-conversation").click()
+        talk = self.find("#conv-talk-1")
+        assert talk.is_enabled(), self.text("#conv-state")
+        assert not self.find("#conv-end").is_enabled()
+        self.find("#conv-language-0 option[value='en']").click()
+        self.find("#conv-language-1 option[value='es']").click()
+        self.report(state=self.text("#conv-state"))
+
+        self.step = "side B speaks Spanish"
+        talk.click()
+        self.wait(lambda: self.text("#conv-state") == "Side B is speaking.", "side B speaking", 60)
+        assert self.find("#conv-talk-1").get_attribute("aria-pressed") == "true"
+        assert self.find("#conv-talk-0").get_attribute("aria-pressed") == "false"
+        self.wait(lambda: self.final_on(1) is not None and "barcelona" in self.final_on(1).text.lower(),
+                  "the Spanish words as a final line on side B", self.args.transcribe_timeout)
+        row = self.final_on(1)
+        self.wait(lambda: row.find_element(By.CSS_SELECTOR, ".translation").text.strip() != "",
+                  "the English translation", self.args.transcribe_timeout)
+        self.wait(lambda: row.get_attribute("data-audio-ms"), "the translation spoken to side A",
+                  self.args.transcribe_timeout)
+        audio_ms = int(row.get_attribute("data-audio-ms"))
+        played = int(row.get_attribute("data-played-samples") or 0)
+        spoken = row.find_element(By.CSS_SELECTOR, ".spoken").text
+        assert audio_ms > 500, audio_ms
+        assert abs(played * 1000 / 24000 - audio_ms) <= 25, (played, audio_ms)
+        assert spoken.startswith("Spoken to side A"), spoken
+        self.report(transcript=row.find_element(By.CSS_SELECTOR, ".text").text,
+                    translation=row.find_element(By.CSS_SELECTOR, ".translation").text,
+                    audio_ms=audio_ms, played_samples=played, spoken=spoken)
+        self.shots("conversation")
+
+        self.step = "end"
+        self.find("#conv-end").click()
+        link = self.find("#conv-record-link", 120)
+        assert self.find("#conv-talk-0").is_enabled()
+        self.report(state=self.text("#conv-state"), record=link.get_attribute("href"))
+
+        self.step = "the record"
+        link.click()
+        self.wait(lambda: "barcelona" in self.text("#transcript").lower(), "the record's transcript", 60)
+        self.report(source=self.find("#record-source").get_attribute("data-source"))
+
+        self.step = "no policy violations"
+        errors = [entry["message"] for entry in self.driver.get_log("browser")
+                  if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
+        assert not errors, errors
+        self.report()
+
+
+def main():
+    drive(ConversationConsole(arguments("base", "artifacts", "email", "speech", transcribe_timeout=240.0)),
+          "conversation-failure")
+
+
+if __name__ == "__main__":
+    main()
