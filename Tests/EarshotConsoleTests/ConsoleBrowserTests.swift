@@ -176,29 +176,11 @@ import Testing
         }
         let directory = try TestEnvironment.makeTemporaryDirectory("console-live")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
-        let created = try await Program.earshot.run(
-            ["accounts", "create", "ada@example.com", "--data-dir", directory.path],
-            input: Data((Self.password + "\n").utf8))
-        try #require(created.status == 0, "\(created)")
         // Chromium's fake capture reads a WAV file; one second of silence first, so the page is listening.
         let speech = directory.appendingPathComponent("speech.wav")
         try FFmpeg.convert(
             TestEnvironment.jfk, to: speech, ["-af", "adelay=1000:all=1,apad=pad_dur=2", "-ar", "48000", "-ac", "1"])
-
-        let server = try await ServeProcess.start(dataDirectory: directory.path, arguments: [])
-        defer { server.stop() }
-        let result = try await Program(Self.python).run(
-            [
-                Self.script.deletingLastPathComponent().appendingPathComponent("console_live_browser.py").path,
-                "--base", server.base, "--artifacts", Self.artifacts.path, "--email", "ada@example.com",
-                "--speech", speech.path,
-            ], timeout: .seconds(420))
-        try Data(result.stdoutData).write(to: Self.artifacts.appendingPathComponent("live-steps.jsonl"))
-        let steps = Self.steps(result.stdout)
-        #expect(
-            result.status == 0 && steps["done"] != nil,
-            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+        let steps = try await Self.speak(speech, through: "console_live_browser", in: directory)
         if let spoken = steps["speak"]?["finals"] as? [String] {
             let normalizer = TextNormalizer(configuration: .defaults(for: .english))
             let wer = PairsBenchmark.score([
@@ -222,29 +204,11 @@ import Testing
         }
         let directory = try TestEnvironment.makeTemporaryDirectory("console-conversation")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
-        let created = try await Program.earshot.run(
-            ["accounts", "create", "ada@example.com", "--data-dir", directory.path],
-            input: Data((Self.password + "\n").utf8))
-        try #require(created.status == 0, "\(created)")
         let spoken = directory.appendingPathComponent("spanish.wav")
         try SpeechSynthesis.speak(SpeechSynthesis.spanishLine, voice: "es", speed: 130, to: spoken)
         let speech = directory.appendingPathComponent("speech.wav")
         try FFmpeg.convert(spoken, to: speech, ["-af", "adelay=1000:all=1,apad=pad_dur=3", "-ar", "48000", "-ac", "1"])
-
-        let server = try await ServeProcess.start(dataDirectory: directory.path, arguments: [])
-        defer { server.stop() }
-        let result = try await Program(Self.python).run(
-            [
-                Self.script.deletingLastPathComponent().appendingPathComponent("console_conversation_browser.py").path,
-                "--base", server.base, "--artifacts", Self.artifacts.path, "--email", "ada@example.com",
-                "--speech", speech.path,
-            ], timeout: .seconds(420))
-        try Data(result.stdoutData).write(to: Self.artifacts.appendingPathComponent("conversation-steps.jsonl"))
-        let steps = Self.steps(result.stdout)
-        #expect(
-            result.status == 0 && steps["done"] != nil,
-            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+        let steps = try await Self.speak(speech, through: "console_conversation_browser", in: directory)
         if let translation = steps["side B speaks Spanish"]?["translation"] as? String {
             let normalizer = TextNormalizer(configuration: .defaults(for: .english))
             let wer = PairsBenchmark.score([
@@ -252,6 +216,32 @@ import Testing
             ]).errorRate
             #expect(wer <= 0.5, "the translation \(translation) against \(SpeechSynthesis.spanishLineInEnglish)")
         }
+    }
+
+    /// Runs `Browser/<script>.py` with Chromium's fake microphone playing `speech`, against a new `earshot serve` in
+    /// `directory` with one account (ada@example.com); expects it to finish and returns its steps. Its output is
+    /// kept as `<script>-steps.jsonl` under the artifacts.
+    static func speak(_ speech: URL, through script: String, in directory: URL) async throws -> [String: [String: Any]]
+    {
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let created = try await Program.earshot.run(
+            ["accounts", "create", "ada@example.com", "--data-dir", directory.path],
+            input: Data((password + "\n").utf8))
+        try #require(created.status == 0, "\(created)")
+        let server = try await ServeProcess.start(dataDirectory: directory.path, arguments: [])
+        defer { server.stop() }
+        let result = try await Program(python).run(
+            [
+                self.script.deletingLastPathComponent().appendingPathComponent(script + ".py").path,
+                "--base", server.base, "--artifacts", artifacts.path, "--email", "ada@example.com",
+                "--speech", speech.path,
+            ], timeout: .seconds(420))
+        try Data(result.stdoutData).write(to: artifacts.appendingPathComponent(script + "-steps.jsonl"))
+        let steps = Self.steps(result.stdout)
+        #expect(
+            result.status == 0 && steps["done"] != nil,
+            "\(result)\n--- steps ---\n\(result.stdout)\n--- server ---\n\(server.diagnostics)")
+        return steps
     }
 
     /// The script's JSON lines by step (`done` for the last line).

@@ -2,10 +2,11 @@
 // taps its button and speaks; the words go to `GET /v1/realtime?intent=dialogue` on that side's channel, and the
 // page shows each utterance with its translation into the other side's language and plays the translation spoken
 // to the other side. One side speaks at a time: tapping the other side ends the current turn (docs/live.md).
-import { h, replace, clock, announce } from './dom.js';
+import { h, replace, announce } from './dom.js';
 import { LANGUAGES, languageName } from './languages.js';
 import {
-  RATE, base64, connect, linkRecord, microphoneProblem, openMicrophone, release, sleep, tapMicrophone,
+  RATE, applyEvent, base64, connect, finishSession, itemRows, linkRecord, microphoneProblem, openMicrophone, release,
+  sleep, tapMicrophone,
 } from './realtime.js';
 
 /** How long End waits for the last translations and speech before closing anyway. */
@@ -49,18 +50,8 @@ export async function conversationPage(main) {
 
   let session = null;
 
-  function row(item, channel) {
-    let element = items.querySelector(`li[data-item="${CSS.escape(item)}"]`);
-    if (!element) {
-      element = h('li', { class: 'live-item conv-item', dataset: { item, channel: String(channel ?? '') } },
-        h('span', { class: 'side' }, channel === undefined ? '' : `${SIDES[channel]} · `),
-        h('span', { class: 'time' }), h('span', { class: 'text' }), h('span', { class: 'partial' }),
-        h('p', { class: 'translation' }), h('p', { class: 'spoken muted' }));
-      items.append(element);
-    }
-    return element;
-  }
-  const part = (item, name) => row(item).querySelector('.' + name);
+  const rows = itemRows(items, SIDES.map((side) => `Side ${side}`));
+  const { row, part } = rows;
 
   /** Plays a spoken translation's samples after what is already queued; the microphone is muted meanwhile. */
   function play(current, event) {
@@ -79,68 +70,21 @@ export async function conversationPage(main) {
   }
 
   function handle(current, event) {
+    if (applyEvent(rows, current, event)) return;
     const item = event.item_id;
     switch (event.type) {
-      case 'session.created':
-        current.recordID = event.record_id ?? null;
-        break;
-      case 'session.updated':
-        current.synced = true;
-        break;
-      case 'input_audio_buffer.speech_started':
-        current.speaking = item;
-        row(item, event.channel).classList.add('speaking');
-        part(item, 'time').textContent = clock(event.audio_start_ms ?? 0);
-        break;
-      case 'input_audio_buffer.committed':
-        if (current.speaking === item) current.speaking = null;
-        current.pending.add(item);
-        row(item, event.channel).classList.remove('speaking');
-        break;
-      case 'conversation.item.input_audio_transcription.delta':
-        part(item, 'partial').textContent += event.delta ?? '';
-        break;
-      case 'conversation.item.input_audio_transcription.completed': {
-        const text = (event.transcript ?? '').trim();
-        if (!text) { current.pending.delete(item); row(item).remove(); break; }
-        part(item, 'partial').textContent = '';
-        part(item, 'text').textContent = text;
-        row(item).classList.add('final');
-        break;
-      }
-      case 'conversation.item.input_audio_transcription.failed':
-        current.pending.delete(item);
-        part(item, 'partial').textContent = '';
-        part(item, 'text').textContent = 'Not transcribed: ' + (event.error?.message ?? 'the decode failed');
-        row(item).classList.add('failed');
-        break;
-      case 'conversation.item.input_audio_translation.completed':
-        part(item, 'translation').textContent = event.translation ?? '';
-        // Spoken next when the other side listens; otherwise this item is done.
-        if (!current.aloud || !(event.translation ?? '').trim()) current.pending.delete(item);
-        break;
-      case 'conversation.item.input_audio_translation.failed':
-        current.pending.delete(item);
-        part(item, 'translation').textContent = 'No translation: ' + (event.error?.message ?? '');
-        part(item, 'translation').classList.add('muted');
-        break;
       case 'response.output_audio.delta':
         play(current, event);
         break;
-      case 'response.output_audio.done': {
+      case 'response.output_audio.done':
         current.pending.delete(item);
-        const element = row(item);
-        element.dataset.audioMs = String(event.audio_ms ?? 0);
+        row(item).dataset.audioMs = String(event.audio_ms ?? 0);
         part(item, 'spoken').textContent =
           `Spoken to side ${SIDES[event.channel] ?? '?'} (${((event.audio_ms ?? 0) / 1000).toFixed(1)} s)`;
         break;
-      }
       case 'response.output_audio.failed':
         current.pending.delete(item);
         part(item, 'spoken').textContent = 'Not spoken: ' + (event.error?.message ?? '');
-        break;
-      case 'error':
-        if (event.error?.code !== 'input_audio_buffer_commit_empty') announce(event.error?.message ?? 'Error');
         break;
       default:
         break;
@@ -163,7 +107,7 @@ export async function conversationPage(main) {
     replace(saved);
     state.textContent = 'Asking for the microphone…';
     const current = { socket: null, stream: null, context: null, recordID: null, pending: new Set(), speaking: null,
-      closed: false, synced: false, channel, playhead: 0, aloud: aloud.checked };
+      closed: false, synced: false, channel, playhead: 0, aloud: aloud.checked, awaitsTranslation: true };
     session = current;
     try {
       Object.assign(current, await openMicrophone());
@@ -228,22 +172,8 @@ export async function conversationPage(main) {
     current.finishing = true;
     // The microphone off; the AudioContext stays for the translations still to be spoken.
     current.stream?.getTracks().forEach((track) => track.stop());
-    const socket = current.socket;
-    if (socket.readyState === WebSocket.OPEN) {
-      state.textContent = 'Finishing the last words…';
-      const deadline = Date.now() + FINISH_MS;
-      current.synced = false;
-      socket.send(JSON.stringify({ type: 'session.update', session: {} }));
-      while (!current.closed && !current.synced && Date.now() < deadline) await sleep(50);
-      if (current.speaking) {
-        socket.send(JSON.stringify({ type: 'input_audio_buffer.commit', channel: current.channel }));
-      }
-      await sleep(300);
-      while (!current.closed && (current.pending.size > 0 || current.speaking) && Date.now() < deadline) {
-        await sleep(200);
-      }
-      socket.close(1000, 'done');
-    }
+    state.textContent = 'Finishing the last words…';
+    await finishSession(current, { type: 'input_audio_buffer.commit', channel: current.channel }, FINISH_MS);
     state.textContent = 'Ended.';
     await done(current);
   }

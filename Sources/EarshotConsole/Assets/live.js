@@ -2,9 +2,12 @@
 // client secret minted for this page (PCM16 from an AudioWorklet, server VAD); words appear as the server settles
 // them, each turn's final text with its time, and its translation beside it when one was asked for. Stop finishes
 // the last turn and closes the session, which the server keeps as a record (docs/live.md).
-import { h, replace, clock, announce } from './dom.js';
+import { h, replace, announce } from './dom.js';
 import { LANGUAGES, languageName } from './languages.js';
-import { base64, connect, linkRecord, microphoneProblem, openMicrophone, release, sleep, tapMicrophone } from './realtime.js';
+import {
+  applyEvent, base64, connect, finishSession, itemRows, linkRecord, microphoneProblem, openMicrophone, release,
+  tapMicrophone,
+} from './realtime.js';
 
 /** How long Stop waits for the last finals before closing anyway. */
 const FINISH_MS = 60000;
@@ -39,71 +42,7 @@ export async function livePage(main) {
 
   let session = null;
 
-  /** The row of `item`, made on first use. */
-  function row(item) {
-    let element = items.querySelector(`li[data-item="${CSS.escape(item)}"]`);
-    if (!element) {
-      element = h('li', { class: 'live-item', dataset: { item } },
-        h('span', { class: 'time' }), h('span', { class: 'text' }), h('span', { class: 'partial' }),
-        h('p', { class: 'translation' }));
-      items.append(element);
-    }
-    return element;
-  }
-  const part = (item, name) => row(item).querySelector('.' + name);
-
-  function handle(event) {
-    const item = event.item_id;
-    switch (event.type) {
-      case 'session.created':
-        session.recordID = event.record_id ?? null;
-        break;
-      case 'session.updated':
-        session.synced = true;
-        break;
-      case 'input_audio_buffer.speech_started':
-        session.speaking = item;
-        part(item, 'time').textContent = clock(event.audio_start_ms ?? 0);
-        row(item).classList.add('speaking');
-        break;
-      case 'input_audio_buffer.committed':
-        if (session.speaking === item) session.speaking = null;
-        session.pending.add(item);
-        row(item).classList.remove('speaking');
-        break;
-      case 'conversation.item.input_audio_transcription.delta':
-        part(item, 'partial').textContent += event.delta ?? '';
-        break;
-      case 'conversation.item.input_audio_transcription.completed': {
-        session.pending.delete(item);
-        const text = (event.transcript ?? '').trim();
-        if (!text) { row(item).remove(); break; }
-        part(item, 'partial').textContent = '';
-        part(item, 'text').textContent = text;
-        row(item).classList.add('final');
-        break;
-      }
-      case 'conversation.item.input_audio_transcription.failed':
-        session.pending.delete(item);
-        part(item, 'partial').textContent = '';
-        part(item, 'text').textContent = 'Not transcribed: ' + (event.error?.message ?? 'the decode failed');
-        row(item).classList.add('failed');
-        break;
-      case 'conversation.item.input_audio_translation.completed':
-        part(item, 'translation').textContent = event.translation ?? '';
-        break;
-      case 'conversation.item.input_audio_translation.failed':
-        part(item, 'translation').textContent = 'No translation: ' + (event.error?.message ?? '');
-        part(item, 'translation').classList.add('muted');
-        break;
-      case 'error':
-        // A refused commit at the end (nothing left to commit) is not news.
-        if (event.error?.code !== 'input_audio_buffer_commit_empty') announce(event.error?.message ?? 'Error');
-        break;
-      default:
-        break;
-    }
-  }
+  const rows = itemRows(items);
 
   async function begin() {
     start.disabled = true;
@@ -126,7 +65,8 @@ export async function livePage(main) {
         format: { type: 'audio/pcm', rate: current.context.sampleRate }, transcription,
         turn_detection: { type: 'server_vad' },
       };
-      const socket = await connect(input, '', handle, (error) => announce(error.message));
+      const socket = await connect(input, '', (event) => applyEvent(rows, current, event),
+        (error) => announce(error.message));
       current.socket = socket;
       socket.addEventListener('close', (close) => {
         current.closed = true;
@@ -162,22 +102,8 @@ export async function livePage(main) {
     stop.disabled = true;
     current.finishing = true;
     release(current);
-    const socket = current.socket;
-    if (socket.readyState === WebSocket.OPEN) {
-      state.textContent = 'Finishing the last words…';
-      const deadline = Date.now() + FINISH_MS;
-      // The server may not have handled the last audio yet: an update that changes nothing is answered after it,
-      // and then `speaking` says whether a turn is still under way.
-      current.synced = false;
-      socket.send(JSON.stringify({ type: 'session.update', session: {} }));
-      while (!current.closed && !current.synced && Date.now() < deadline) await sleep(50);
-      if (current.speaking) socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
-      await sleep(300); // the commit's `committed` event
-      while (!current.closed && (current.pending.size > 0 || current.speaking) && Date.now() < deadline) {
-        await sleep(200);
-      }
-      socket.close(1000, 'done');
-    }
+    state.textContent = 'Finishing the last words…';
+    await finishSession(current, { type: 'input_audio_buffer.commit' }, FINISH_MS);
     state.textContent = 'Stopped.';
     await done(current);
   }

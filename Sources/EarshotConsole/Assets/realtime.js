@@ -1,7 +1,7 @@
 // What the Live and Conversation pages share: the microphone as PCM16 from an AudioWorklet, a client secret minted
 // with the session cookie, the WebSocket to `GET /v1/realtime`, and the wait for the record a session becomes.
 import { api, url } from './api.js';
-import { h, replace } from './dom.js';
+import { announce, clock, h, replace } from './dom.js';
 
 export const RATE = 24000;
 
@@ -99,4 +99,106 @@ export async function linkRecord(saved, recordID, linkID) {
     }
   }
   replace(saved, 'The session was not kept as a record.');
+}
+
+/**
+ * The rows of a session's items in the list `items`: one `<li>` per item (time, final text, partial words,
+ * translation, and the side that spoke when `sides` names them), made on first use.
+ */
+export function itemRows(items, sides = null) {
+  function row(item, channel) {
+    let element = items.querySelector(`li[data-item="${CSS.escape(item)}"]`);
+    if (!element) {
+      const side = sides && channel !== undefined ? `${sides[channel]} · ` : null;
+      element = h('li', { class: sides ? 'live-item conv-item' : 'live-item', dataset: { item, channel: channel ?? '' } },
+        side === null ? null : h('span', { class: 'side' }, side),
+        h('span', { class: 'time' }), h('span', { class: 'text' }), h('span', { class: 'partial' }),
+        h('p', { class: 'translation' }), sides ? h('p', { class: 'spoken muted' }) : null);
+      items.append(element);
+    }
+    return element;
+  }
+  return { row, part: (item, name) => row(item).querySelector('.' + name) };
+}
+
+/**
+ * Applies a session or transcription event to `current` (`recordID`, `synced`, `speaking`, `pending`: the items
+ * not settled yet) and to `rows`; false for events it does not know. An item is settled at its final text, or, when
+ * `current.awaitsTranslation`, once its translation came and was not to be spoken (`current.aloud`).
+ */
+export function applyEvent(rows, current, event) {
+  const { row, part } = rows;
+  const item = event.item_id;
+  switch (event.type) {
+    case 'session.created':
+      current.recordID = event.record_id ?? null;
+      return true;
+    case 'session.updated':
+      current.synced = true;
+      return true;
+    case 'input_audio_buffer.speech_started':
+      current.speaking = item;
+      row(item, event.channel).classList.add('speaking');
+      part(item, 'time').textContent = clock(event.audio_start_ms ?? 0);
+      return true;
+    case 'input_audio_buffer.committed':
+      if (current.speaking === item) current.speaking = null;
+      current.pending.add(item);
+      row(item, event.channel).classList.remove('speaking');
+      return true;
+    case 'conversation.item.input_audio_transcription.delta':
+      part(item, 'partial').textContent += event.delta ?? '';
+      return true;
+    case 'conversation.item.input_audio_transcription.completed': {
+      const text = (event.transcript ?? '').trim();
+      if (!text || !current.awaitsTranslation) current.pending.delete(item);
+      if (!text) { row(item).remove(); return true; }
+      part(item, 'partial').textContent = '';
+      part(item, 'text').textContent = text;
+      row(item).classList.add('final');
+      return true;
+    }
+    case 'conversation.item.input_audio_transcription.failed':
+      current.pending.delete(item);
+      part(item, 'partial').textContent = '';
+      part(item, 'text').textContent = 'Not transcribed: ' + (event.error?.message ?? 'the decode failed');
+      row(item).classList.add('failed');
+      return true;
+    case 'conversation.item.input_audio_translation.completed':
+      part(item, 'translation').textContent = event.translation ?? '';
+      // Spoken next when the listener wants it; otherwise the item is settled.
+      if (!current.aloud || !(event.translation ?? '').trim()) current.pending.delete(item);
+      return true;
+    case 'conversation.item.input_audio_translation.failed':
+      current.pending.delete(item);
+      part(item, 'translation').textContent = 'No translation: ' + (event.error?.message ?? '');
+      part(item, 'translation').classList.add('muted');
+      return true;
+    case 'error':
+      // A refused commit at the end (nothing left to commit) is not news.
+      if (event.error?.code !== 'input_audio_buffer_commit_empty') announce(event.error?.message ?? 'Error');
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Ends a session whose microphone is off: once the server has handled the last audio (an update that changes
+ * nothing is answered after it), commits the turn under way with `commit`, waits until no item is pending (at most
+ * `limitMs`), and closes the socket.
+ */
+export async function finishSession(current, commit, limitMs) {
+  const socket = current.socket;
+  if (socket.readyState !== WebSocket.OPEN) return;
+  const deadline = Date.now() + limitMs;
+  current.synced = false;
+  socket.send(JSON.stringify({ type: 'session.update', session: {} }));
+  while (!current.closed && !current.synced && Date.now() < deadline) await sleep(50);
+  if (current.speaking) socket.send(JSON.stringify(commit));
+  await sleep(300); // the commit's `committed` event
+  while (!current.closed && (current.pending.size > 0 || current.speaking) && Date.now() < deadline) {
+    await sleep(200);
+  }
+  socket.close(1000, 'done');
 }

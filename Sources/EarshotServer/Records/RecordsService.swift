@@ -127,8 +127,13 @@ struct RecordsService: Sendable {
     // MARK: Read
 
     func detail(for caller: Principal, id: String) async throws -> RecordDetail {
+        // Tasks first, the record second: a task's result is written to the record in the transaction that marks it
+        // succeeded, so a task read as finished always has its result in the record read after it. (The other order
+        // could answer a finished summary task with no summary, and a page that stops polling at the task's end
+        // would never show it.)
+        let tasks = try await tasks.list(for: caller, recordID: id, limit: 5)
         let row = try await record(for: caller, id: id)
-        return try row.detail(tasks: try await tasks.list(for: caller, recordID: id, limit: 5))
+        return try row.detail(tasks: tasks)
     }
 
     /// Parsed list filters.

@@ -349,8 +349,7 @@ class AdminConsole(Console):
         self.report(refused=refused["json"]["error"]["code"])
 
         self.step = "console errors"
-        errors = [entry["message"] for entry in self.driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
+        errors = self.policy_violations()
         assert not errors, errors
         self.report()
         receiver.shutdown()

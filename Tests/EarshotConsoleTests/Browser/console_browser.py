@@ -23,6 +23,12 @@ PASSWORD = "correct horse battery staple"
 XSS_TITLE = "<script>window.__xss=1</script><img src=x onerror=window.__xss=2>"
 
 
+def fake_microphone(speech):
+    """Chromium switches for a microphone that plays the WAV file `speech` once, allowed without asking."""
+    return ("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={speech}%noloop")
+
+
 class Console:
     def __init__(self, args, flags=()):
         """`flags`: more Chromium switches (the live page's fake microphone)."""
@@ -44,6 +50,18 @@ class Console:
 
     def report(self, **fields):
         print(json.dumps({"step": self.step, **fields}), flush=True)
+
+    def sign_in(self, email):
+        """Signs in with `email` and PASSWORD and waits for the library."""
+        self.open("#/sign-in")
+        self.type_into("#f-address", email)
+        self.type_into("#f-password", PASSWORD + Keys.ENTER)
+        self.wait(lambda: self.text("#library-title") == "Library", "the library", 60)
+
+    def policy_violations(self):
+        """The Content-Security-Policy violations the browser logged so far."""
+        return [entry["message"] for entry in self.driver.get_log("browser")
+                if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
 
     def wait(self, condition, what, timeout=30):
         try:
@@ -446,8 +464,7 @@ class Console:
         self.report()
 
         self.step = "console errors"
-        errors = [entry["message"] for entry in self.driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
+        errors = self.policy_violations()
         assert not errors, errors
         self.report()
 

@@ -10,16 +10,13 @@ console_browser.py it prints one JSON object per line, {"step": ..., ...}, then 
 """
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 
-from console_browser import PASSWORD, Console, arguments, drive
+from console_browser import Console, arguments, drive, fake_microphone
 
 
 class ConversationConsole(Console):
     def __init__(self, args):
-        super().__init__(args, flags=(
-            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={args.speech}%noloop", "--autoplay-policy=no-user-gesture-required"))
+        super().__init__(args, flags=fake_microphone(args.speech))
 
     def final_on(self, channel):
         rows = self.driver.find_elements(By.CSS_SELECTOR, f"#conv-items li.final[data-channel='{channel}']")
@@ -27,10 +24,7 @@ class ConversationConsole(Console):
 
     def run(self):
         self.step = "sign in"
-        self.open("#/sign-in")
-        self.type_into("#f-address", self.args.email)
-        self.type_into("#f-password", PASSWORD + Keys.ENTER)
-        self.wait(lambda: self.text("#library-title") == "Library", "the library", 60)
+        self.sign_in(self.args.email)
         self.report()
 
         self.step = "the conversation page"
@@ -78,8 +72,7 @@ class ConversationConsole(Console):
         self.report(source=self.find("#record-source").get_attribute("data-source"))
 
         self.step = "no policy violations"
-        errors = [entry["message"] for entry in self.driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
+        errors = self.policy_violations()
         assert not errors, errors
         self.report()
 

@@ -8,26 +8,20 @@ creates the account with `earshot accounts create`. Like console_browser.py it p
 """
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 
-from console_browser import PASSWORD, Console, arguments, drive
+from console_browser import Console, arguments, drive, fake_microphone
 
 
 class LiveConsole(Console):
     def __init__(self, args):
-        super().__init__(args, flags=(
-            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={args.speech}%noloop"))
+        super().__init__(args, flags=fake_microphone(args.speech))
 
     def finals(self):
         return [element.text for element in self.driver.find_elements(By.CSS_SELECTOR, "#live-items li.final .text")]
 
     def run(self):
         self.step = "sign in"
-        self.open("#/sign-in")
-        self.type_into("#f-address", self.args.email)
-        self.type_into("#f-password", PASSWORD + Keys.ENTER)
-        self.wait(lambda: self.text("#library-title") == "Library", "the library", 60)
+        self.sign_in(self.args.email)
         self.report()
 
         self.step = "the live page"
@@ -65,8 +59,7 @@ class LiveConsole(Console):
         self.report(source=source)
 
         self.step = "no policy violations"
-        errors = [entry["message"] for entry in self.driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "Content Security Policy" in entry["message"]]
+        errors = self.policy_violations()
         assert not errors, errors
         self.report()
 
