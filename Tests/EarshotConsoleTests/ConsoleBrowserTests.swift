@@ -192,8 +192,9 @@ import Testing
 
     /// The Conversation page (`Browser/console_conversation_browser.py`): side A English, side B Spanish; Chromium's
     /// fake microphone plays a Spanish sentence spoken by espeak-ng once, after a tap on side B. The page shows the
-    /// Spanish words on side B with their English translation, schedules every sample of the translation spoken to
-    /// side A (as many as the server's `audio_ms`), and after End links the record, whose transcript has the words.
+    /// Spanish words on side B (one line, or several when the turn was cut at its pause) with their English
+    /// translation, schedules every sample of each translation spoken to side A (as many as the server's
+    /// `audio_ms`), and after End links the record, whose transcript has the words.
     @Test(.timeLimit(.minutes(10))) func twoPeopleConverseOnTheConversationPage() async throws {
         let missing = ["/usr/bin/chromium", "/usr/bin/chromedriver", Self.python.path].filter {
             !FileManager.default.isExecutableFile(atPath: $0)
@@ -209,12 +210,12 @@ import Testing
         let speech = directory.appendingPathComponent("speech.wav")
         try FFmpeg.convert(spoken, to: speech, ["-af", "adelay=1000:all=1,apad=pad_dur=3", "-ar", "48000", "-ac", "1"])
         let steps = try await Self.speak(speech, through: "console_conversation_browser", in: directory)
+        // The page, not the translation's quality, is under test here (LiveDialogueTests scores that): the words
+        // that carry the sentence must come through.
         if let translation = steps["side B speaks Spanish"]?["translation"] as? String {
-            let normalizer = TextNormalizer(configuration: .defaults(for: .english))
-            let wer = PairsBenchmark.score([
-                (normalizer.normalize(SpeechSynthesis.spanishLineInEnglish), normalizer.normalize(translation))
-            ]).errorRate
-            #expect(wer <= 0.5, "the translation \(translation) against \(SpeechSynthesis.spanishLineInEnglish)")
+            #expect(
+                ["hospital", "barcelona"].allSatisfy { translation.lowercased().contains($0) },
+                "the translation \(translation) against \(SpeechSynthesis.spanishLineInEnglish)")
         }
     }
 

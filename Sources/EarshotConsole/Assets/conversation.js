@@ -53,7 +53,7 @@ export async function conversationPage(main) {
   const rows = itemRows(items, SIDES.map((side) => `Side ${side}`));
   const { row, part } = rows;
 
-  /** Plays a spoken translation's samples after what is already queued; the microphone is muted meanwhile. */
+  /** Plays a spoken translation's samples after what is already queued. */
   function play(current, event) {
     const audio = samples(event.delta ?? '');
     if (!audio.length || !current.context) return;
@@ -110,7 +110,9 @@ export async function conversationPage(main) {
       closed: false, synced: false, channel, playhead: 0, aloud: aloud.checked, awaitsTranslation: true };
     session = current;
     try {
-      Object.assign(current, await openMicrophone());
+      // Echo cancellation: the translations this page plays must not come back as the speaker's words (muting the
+      // microphone while they play would cut the speaker off when they go on talking).
+      Object.assign(current, await openMicrophone({ echoCancellation: true }));
       state.textContent = 'Connecting…';
       const input = {
         format: { type: 'audio/pcm', rate: current.context.sampleRate }, transcription: { model: 'asr-fast' },
@@ -135,8 +137,6 @@ export async function conversationPage(main) {
       if (!current.synced) throw new Error('the server did not accept the two languages');
       tapMicrophone(current, (pcm) => {
         if (socket.readyState !== WebSocket.OPEN) return;
-        // While a translation plays, the microphone hears the device: send silence instead.
-        if (current.context && current.context.currentTime < current.playhead + 0.2) new Int16Array(pcm).fill(0);
         socket.send(JSON.stringify({ type: 'input_audio_buffer.append', channel: current.channel, audio: base64(pcm) }));
       });
       talk.forEach((button) => { button.disabled = false; });

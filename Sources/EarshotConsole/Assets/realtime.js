@@ -27,12 +27,15 @@ export function microphoneProblem() {
   return null;
 }
 
-/** The microphone and a 24 kHz AudioContext with the capture worklet loaded: `{stream, context}`. */
-export async function openMicrophone() {
+/**
+ * The microphone and a 24 kHz AudioContext with the capture worklet loaded: `{stream, context}`. `echoCancellation`
+ * for a page that plays audio while it listens (the Conversation page's spoken translations).
+ */
+export async function openMicrophone({ echoCancellation = false } = {}) {
   const stream = await navigator.mediaDevices.getUserMedia({
     // The speech engine hears best what the microphone heard: no noise suppression (it cut quiet words), no echo
-    // cancellation (the pages mute what they play themselves); the gain control helps a quiet microphone.
-    audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: true },
+    // cancellation unless the page plays sound; the gain control helps a quiet microphone.
+    audio: { channelCount: 1, echoCancellation, noiseSuppression: false, autoGainControl: true },
   });
   const context = new AudioContext({ sampleRate: RATE });
   try {

@@ -18,9 +18,12 @@ class ConversationConsole(Console):
     def __init__(self, args):
         super().__init__(args, flags=fake_microphone(args.speech))
 
-    def final_on(self, channel):
-        rows = self.driver.find_elements(By.CSS_SELECTOR, f"#conv-items li.final[data-channel='{channel}']")
-        return rows[0] if rows else None
+    def finals_on(self, channel):
+        """The final lines of side `channel` (one utterance may be cut into several turns at its pauses)."""
+        return self.driver.find_elements(By.CSS_SELECTOR, f"#conv-items li.final[data-channel='{channel}']")
+
+    def joined(self, rows, css):
+        return " ".join(row.find_element(By.CSS_SELECTOR, css).text for row in rows)
 
     def run(self):
         self.step = "sign in"
@@ -42,22 +45,29 @@ class ConversationConsole(Console):
         self.wait(lambda: self.text("#conv-state") == "Side B is speaking.", "side B speaking", 60)
         assert self.find("#conv-talk-1").get_attribute("aria-pressed") == "true"
         assert self.find("#conv-talk-0").get_attribute("aria-pressed") == "false"
-        self.wait(lambda: self.final_on(1) is not None and "barcelona" in self.final_on(1).text.lower(),
-                  "the Spanish words as a final line on side B", self.args.transcribe_timeout)
-        row = self.final_on(1)
-        self.wait(lambda: row.find_element(By.CSS_SELECTOR, ".translation").text.strip() != "",
-                  "the English translation", self.args.transcribe_timeout)
-        self.wait(lambda: row.get_attribute("data-audio-ms"), "the translation spoken to side A",
-                  self.args.transcribe_timeout)
-        audio_ms = int(row.get_attribute("data-audio-ms"))
-        played = int(row.get_attribute("data-played-samples") or 0)
-        spoken = row.find_element(By.CSS_SELECTOR, ".spoken").text
-        assert audio_ms > 500, audio_ms
-        assert abs(played * 1000 / 24000 - audio_ms) <= 25, (played, audio_ms)
-        assert spoken.startswith("Spoken to side A"), spoken
-        self.report(transcript=row.find_element(By.CSS_SELECTOR, ".text").text,
-                    translation=row.find_element(By.CSS_SELECTOR, ".translation").text,
-                    audio_ms=audio_ms, played_samples=played, spoken=spoken)
+        self.wait(lambda: "barcelona" in self.joined(self.finals_on(1), ".text").lower(),
+                  "the Spanish words as final lines on side B", self.args.transcribe_timeout)
+        self.wait(lambda: all(row.find_element(By.CSS_SELECTOR, ".translation").text.strip()
+                              for row in self.finals_on(1)), "the English translations", self.args.transcribe_timeout)
+        def translated(rows):
+            return [row for row in rows
+                    if not row.find_element(By.CSS_SELECTOR, ".translation").text.startswith("No translation")]
+        self.wait(lambda: translated(self.finals_on(1))
+                  and all(row.get_attribute("data-audio-ms") for row in translated(self.finals_on(1))),
+                  "the translations spoken to side A", self.args.transcribe_timeout)
+        rows = self.finals_on(1)
+        played = []
+        for row in translated(rows):
+            audio_ms = int(row.get_attribute("data-audio-ms"))
+            samples = int(row.get_attribute("data-played-samples") or 0)
+            spoken = row.find_element(By.CSS_SELECTOR, ".spoken").text
+            assert audio_ms > 300, audio_ms
+            assert abs(samples * 1000 / 24000 - audio_ms) <= 25, (samples, audio_ms)
+            assert spoken.startswith("Spoken to side A"), spoken
+            played.append({"audio_ms": audio_ms, "played_samples": samples, "spoken": spoken})
+        assert not self.finals_on(0), self.joined(self.finals_on(0), ".text")
+        self.report(transcript=self.joined(rows, ".text"), translation=self.joined(rows, ".translation"),
+                    lines=len(rows), played=played)
         self.shots("conversation")
 
         self.step = "end"
