@@ -25,6 +25,7 @@ export async function livePage(main) {
   replace(main, h('section', { class: 'live-page' },
     h('h1', {}, 'Live'),
     h('p', { class: 'muted' }, 'Your words appear as you speak; each pause settles them. ',
+      'Words and translations are made by machine and can be wrong. ',
       'When you stop, the session is kept in your library with its audio. ',
       h('a', { href: '#/live/conversation', id: 'live-conversation' },
         'Face-to-face conversation: two people, two languages')),
