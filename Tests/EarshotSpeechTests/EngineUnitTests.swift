@@ -13,10 +13,6 @@ struct EngineUnitTests {
         #expect(rule.positions(forSamples: 3 * 16_000) == 384)  // 3 s → 150 + 128 = 278 → 384
         #expect(rule.positions(forSamples: 11 * 16_000) == 704)  // 11 s → 550 + 128 = 678 → 704
         #expect(rule.positions(forSamples: 27 * 16_000) == 0)  // 1350 + 128 ≥ 1500 → full
-        // Under flash attention: multiples of 256.
-        #expect(rule.positions(forSamples: 3 * 16_000, flashAttention: true) == 512)
-        #expect(rule.positions(forSamples: 11 * 16_000, flashAttention: true) == 768)
-        #expect(rule.positions(forSamples: 24 * 16_000, flashAttention: true) == 0)  // 1328 → 1536 → full
         #expect(rule.positions(forSamples: 30 * 16_000) == 0)
         #expect(rule.positions(forSamples: 600 * 16_000) == 0)
         for seconds in 1..<30 {

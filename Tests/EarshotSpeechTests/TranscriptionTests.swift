@@ -127,6 +127,41 @@ struct TranscriptionTests {
         #expect(concurrent.map(comparable) == sequential.map(comparable))
     }
 
+    @Test("flash attention: what a state decoded before changes nothing (whisper.cpp patched to mask its padding)")
+    func flashAttentionWindowsDoNotSeeEarlierDecodes() async throws {
+        let model = try #require(Self.model)
+        #expect(model.flashAttention)  // the default, as in whisper.cpp
+        let jfk = try Fixtures.samples(Fixtures.testdata("jfk.wav"))
+        let card = try Fixtures.samples(Fixtures.testdata("cards/005.wav"))
+        var short = english()
+        short.wordTimestamps = true
+        var full = short
+        full.audioContext = .full
+        func comparable(_ transcript: Transcript) -> [Transcript.Segment] {
+            transcript.segments.map {
+                var segment = $0
+                segment.noSpeechProbability = 0
+                return segment
+            }
+        }
+        // Fresh states: the full window, then each short window, each on an engine of its own.
+        let freshFull = try await SpeechEngine(model: model).transcript(of: jfk, options: full)
+        let freshShort = try await SpeechEngine(model: model).transcript(of: jfk, options: short)
+        let freshCard = try await SpeechEngine(model: model).transcript(of: card, options: short)
+        // One state through all three. whisper.cpp pads the attention's keys to a multiple of 256 positions (704 →
+        // 768, 1500 → 1536); unpatched, it attends over that padding, which holds the keys an earlier window left in
+        // the cross-attention cache, and times and probabilities move (scripts/patches, decision 0017).
+        let engine = SpeechEngine(model: model)
+        let card1 = try await engine.transcript(of: card, options: short)
+        let short1 = try await engine.transcript(of: jfk, options: short)
+        let full1 = try await engine.transcript(of: jfk, options: full)
+        let card2 = try await engine.transcript(of: card, options: short)
+        #expect(comparable(full1) == comparable(freshFull))
+        #expect(comparable(short1) == comparable(freshShort))
+        #expect(comparable(card1) == comparable(freshCard) && comparable(card2) == comparable(freshCard))
+        #expect(full1.text.contains("ask not what your country"))
+    }
+
     @Test("cancelling mid-file stops the decode and frees its state")
     func cancellation() async throws {
         let engine = try engine()

@@ -16,7 +16,7 @@ while let key = iterator.next() {
     guard key.hasPrefix("--"), let value = iterator.next() else {
         FileHandle.standardError.write(
             Data(
-                "usage: earshot-bench-asr --model PATH --manifest FILE [--beam N] [--threads N] [--audio-ctx full|auto|N] [--language en|auto] [--vad on|off] [--warmup FILE]\n"
+                "usage: earshot-bench-asr --model PATH --manifest FILE [--beam N] [--threads N] [--audio-ctx full|auto|N] [--language en|auto] [--vad on|off] [--flash on|off] [--warmup FILE]\n"
                     .utf8))
         exit(64)
     }
@@ -76,7 +76,7 @@ let threads = Int(arguments["threads"] ?? "2") ?? 2
 
 let loadStart = ContinuousClock.now
 var modelConfiguration = SpeechModel.Configuration()
-modelConfiguration.flashAttention = arguments["flash"] == "on"
+modelConfiguration.flashAttention = arguments["flash"] != "off"
 let model = try SpeechModel(path: modelPath, configuration: modelConfiguration)
 let loadSeconds = (ContinuousClock.now - loadStart) / .seconds(1)
 let engine = SpeechEngine(model: model, configuration: .init(concurrentDecodes: 1, threadsPerDecode: threads))

@@ -7,8 +7,7 @@
 public struct AudioContextRule: Sendable, Hashable {
     /// Positions added after the clip's end, so the decoder sees silence after the last word.
     public var margin: Int
-    /// Rounding step (keeps the number of distinct encoder graph sizes small). Under flash attention the engine
-    /// rounds further, to 256 (see ``SpeechModel/Configuration/flashAttention``).
+    /// Rounding step (keeps the number of distinct encoder graph sizes small).
     public var granularity: Int
     /// The smallest window used.
     public var minimum: Int
@@ -24,15 +23,11 @@ public struct AudioContextRule: Sendable, Hashable {
     }
 
     /// whisper.cpp's `audio_ctx` for `sampleCount` samples at 16 kHz (0 = the full window).
-    ///
-    /// - Parameter flashAttention: round up to a multiple of 256 as well, which whisper.cpp's flash-attention
-    ///   path needs for results not to depend on a pooled state's history.
-    public func positions(forSamples sampleCount: Int, fullWindow: Int = 1500, flashAttention: Bool = false) -> Int {
+    public func positions(forSamples sampleCount: Int, fullWindow: Int = 1500) -> Int {
         guard sampleCount < 30 * 16_000 else { return 0 }
         let needed = (sampleCount * fullWindow + 30 * 16_000 - 1) / (30 * 16_000)
         let padded = max(minimum, needed + margin)
-        let step = flashAttention ? max(256, granularity) : granularity
-        let rounded = (padded + step - 1) / step * step
+        let rounded = (padded + granularity - 1) / granularity * granularity
         return rounded >= fullWindow ? 0 : rounded
     }
 }

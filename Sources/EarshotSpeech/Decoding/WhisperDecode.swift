@@ -57,9 +57,7 @@ struct WhisperDecode: Sendable {
                 AudioContextRule.standard.positions(forSamples: regions.samples.count, fullWindow: model.audioContext))
         case .rule(let rule):
             audioContext = Int32(
-                rule.positions(
-                    forSamples: regions.samples.count, fullWindow: model.audioContext,
-                    flashAttention: model.flashAttention))
+                rule.positions(forSamples: regions.samples.count, fullWindow: model.audioContext))
         case .fixed(let positions): audioContext = Int32(positions)
         }
 
