@@ -13,9 +13,9 @@ public final class SpeechModel: @unchecked Sendable {
 
     /// Options for loading a model.
     public struct Configuration: Sendable, Hashable {
-        /// Use flash attention (whisper.cpp's default, and ours). Measured on the bench's long-form file with
-        /// whisper.cpp patched to mask the attention's padding (scripts/patches, decision 0017): WER 0.101 against
-        /// 0.104 without it, 1.18× the speed, 362 against 443 MB peak RSS, short clips 0.45 against 0.56 s.
+        /// Use flash attention (whisper.cpp's default, and ours) when the library is patched to mask its padding
+        /// (``libraryMasksAttentionPadding``; decision 0017). Measured on the bench's long-form file: WER 0.101
+        /// against 0.104 without it, 1.18× the speed, 362 against 443 MB peak RSS, short clips 0.45 against 0.56 s.
         public var flashAttention: Bool = true
 
         /// Default options.
@@ -37,6 +37,14 @@ public final class SpeechModel: @unchecked Sendable {
     /// Whether the model was loaded with flash attention.
     public let flashAttention: Bool
 
+    /// Whether the whisper.cpp library in this process carries Earshot's patch (scripts/patches, decision 0017).
+    /// Unpatched, flash attention attends over padding that holds what an earlier decode left there, so a
+    /// transcript depends on its state's history; models then load without flash attention.
+    public static let libraryMasksAttentionPadding: Bool = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return false }
+        return dlsym(process, "earshot_whisper_masks_attention_padding") != nil
+    }()
+
     let context: OpaquePointer
 
     /// Loads the model at `path`.
@@ -52,7 +60,8 @@ public final class SpeechModel: @unchecked Sendable {
         }
         var parameters = whisper_context_default_params()
         parameters.use_gpu = false
-        parameters.flash_attn = configuration.flashAttention
+        let flashAttention = configuration.flashAttention && Self.libraryMasksAttentionPadding
+        parameters.flash_attn = flashAttention
         guard let context = whisper_init_from_file_with_params_no_state(path, parameters) else {
             throw SpeechError(
                 .invalidModel,
@@ -66,7 +75,7 @@ public final class SpeechModel: @unchecked Sendable {
         self.melBins = Int(whisper_model_n_mels(context))
         self.audioContext = Int(whisper_model_n_audio_ctx(context))
         self.vocabularySize = Int(whisper_model_n_vocab(context))
-        self.flashAttention = configuration.flashAttention
+        self.flashAttention = flashAttention
     }
 
     deinit { whisper_free(context) }
