@@ -3,6 +3,7 @@ import EarshotCore
 import EarshotHTTP
 import EarshotPostgres
 import EarshotS3
+import EarshotSpeech
 public import EarshotStore
 import Foundation
 
@@ -98,6 +99,12 @@ public struct Application: Sendable {
                 logger.notice(
                     "this instance has no owner yet: make one to see the console's Admin page",
                     metadata: ["how": "earshot accounts grant-owner ACCOUNT_ID (earshot accounts list shows the ids)"])
+            }
+            if !SpeechModel.libraryMasksAttentionPadding {
+                logger.warning(
+                    "this whisper.cpp lacks Earshot's attention-padding patch: speech models load without flash "
+                        + "attention (slower, about 80 MB more per model)",
+                    metadata: ["how": "make setup builds the patched library (docs/decisions/0017)"])
             }
             onListening(port)
             // The server returns when cancelled or shut down; maintenance then stops too.
