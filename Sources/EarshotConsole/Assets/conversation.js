@@ -5,8 +5,8 @@
 import { h, replace, announce } from './dom.js';
 import { LANGUAGES, languageName } from './languages.js';
 import {
-  RATE, applyEvent, base64, connect, finishSession, itemRows, linkRecord, microphoneProblem, openMicrophone, release,
-  sleep, tapMicrophone,
+  RATE, abandon, applyEvent, base64, connect, finishSession, itemRows, linkRecord, microphoneProblem, newSession,
+  openMicrophone, release, sleep, startFailed, tapMicrophone,
 } from './realtime.js';
 
 /** How long End waits for the last translations and speech before closing anyway. */
@@ -107,8 +107,7 @@ export async function conversationPage(main) {
     replace(items);
     replace(saved);
     state.textContent = 'Asking for the microphone…';
-    const current = { socket: null, stream: null, context: null, recordID: null, pending: new Set(), speaking: null,
-      closed: false, synced: false, channel, playhead: 0, aloud: aloud.checked, awaitsTranslation: true };
+    const current = newSession({ synced: false, channel, playhead: 0, aloud: aloud.checked, awaitsTranslation: true });
     session = current;
     try {
       // Echo cancellation: the translations this page plays must not come back as the speaker's words (muting the
@@ -145,12 +144,8 @@ export async function conversationPage(main) {
       show(current);
       state.textContent = `Side ${SIDES[channel]} is speaking.`;
     } catch (error) {
-      release(current);
-      current.socket?.close();
       session = null;
-      state.textContent = error.name === 'NotAllowedError'
-        ? 'The microphone was not allowed. Allow it for this site and tap a side again.'
-        : `Could not start: ${error.message}`;
+      state.textContent = startFailed(current, error, 'tap a side');
       reset();
     }
   }
@@ -201,9 +196,6 @@ export async function conversationPage(main) {
   return () => {
     const current = session;
     session = null;
-    if (current) {
-      release(current);
-      current.socket?.close(1000, 'left the page');
-    }
+    abandon(current);
   };
 }

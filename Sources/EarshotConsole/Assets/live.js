@@ -5,8 +5,8 @@
 import { h, replace, announce } from './dom.js';
 import { LANGUAGES, languageName } from './languages.js';
 import {
-  applyEvent, base64, connect, finishSession, itemRows, linkRecord, microphoneProblem, openMicrophone, release,
-  tapMicrophone,
+  abandon, applyEvent, base64, connect, finishSession, itemRows, linkRecord, microphoneProblem, newSession,
+  openMicrophone, release, startFailed, tapMicrophone,
 } from './realtime.js';
 
 /** How long Stop waits for the last finals before closing anyway. */
@@ -52,8 +52,7 @@ export async function livePage(main) {
     replace(items);
     replace(saved);
     state.textContent = 'Asking for the microphone…';
-    const current = { socket: null, stream: null, context: null, recordID: null, pending: new Set(), speaking: null,
-      closed: false };
+    const current = newSession();
     session = current;
     try {
       Object.assign(current, await openMicrophone());
@@ -84,12 +83,8 @@ export async function livePage(main) {
       state.textContent = 'Listening.';
       stop.disabled = false;
     } catch (error) {
-      release(current);
-      current.socket?.close();
       session = null;
-      state.textContent = error.name === 'NotAllowedError'
-        ? 'The microphone was not allowed. Allow it for this site and press Start again.'
-        : `Could not start: ${error.message}`;
+      state.textContent = startFailed(current, error, 'press Start');
       start.disabled = false;
       language.disabled = false;
       target.disabled = false;
@@ -125,9 +120,6 @@ export async function livePage(main) {
   return () => {
     const current = session;
     session = null;
-    if (current) {
-      release(current);
-      current.socket?.close(1000, 'left the page');
-    }
+    abandon(current);
   };
 }

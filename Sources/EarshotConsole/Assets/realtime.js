@@ -57,6 +57,28 @@ export function tapMicrophone({ stream, context }, send) {
   tap.connect(context.destination); // the tap outputs silence; connected so the graph runs it
 }
 
+/** A session's state before its microphone and socket are open; `fields` adds a page's own. */
+export function newSession(fields = {}) {
+  return { socket: null, stream: null, context: null, recordID: null, pending: new Set(), speaking: null,
+    closed: false, ...fields };
+}
+
+/** After a start that failed: the microphone and the socket closed; the message to show (`again`: how to retry). */
+export function startFailed(current, error, again) {
+  release(current);
+  current.socket?.close();
+  return error.name === 'NotAllowedError'
+    ? `The microphone was not allowed. Allow it for this site and ${again} again.`
+    : `Could not start: ${error.message}`;
+}
+
+/** Leaving the page: the microphone off and the socket closed, whatever the session was doing. */
+export function abandon(current) {
+  if (!current) return;
+  release(current);
+  current.socket?.close(1000, 'left the page');
+}
+
 /** Stops the microphone and its AudioContext (a socket stays open for the last events). */
 export function release(current) {
   current.stream?.getTracks().forEach((track) => track.stop());
