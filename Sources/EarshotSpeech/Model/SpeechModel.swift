@@ -15,7 +15,8 @@ public final class SpeechModel: @unchecked Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Use flash attention (whisper.cpp's default, and ours) when the library is patched to mask its padding
         /// (``libraryMasksAttentionPadding``; decision 0017). Measured on the bench's long-form file: WER 0.101
-        /// against 0.104 without it, 1.18× the speed, 362 against 443 MB peak RSS, short clips 0.45 against 0.56 s.
+        /// against 0.104 without it, 1.08× the speed (9.4 against 8.7 ×RT), 363 against 443 MB peak RSS, short clips
+        /// 0.48 against 0.58 s (`make bench-asr`, docs/speech.md).
         public var flashAttention: Bool = true
 
         /// Default options.
