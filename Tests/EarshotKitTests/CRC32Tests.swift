@@ -54,3 +54,32 @@ import Testing
         #expect(PartPut.mayCarryChecksum(try #require(URL(string: signed))))
     }
 }
+
+/// The uploaders' part reader: each part's bytes and CRC-32, and a file that shrank since the plan.
+@Suite struct FilePartTests {
+    @Test func readsEachPartWithItsChecksum() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fileparts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("audio.m4a")
+        // Parts larger than the reader's 1 MiB step, and a short last one.
+        let chunk = (3 << 20) / 2
+        var generator = SystemRandomNumberGenerator()
+        let content = Data((0..<(2 * chunk + 777)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try content.write(to: file)
+        for number in 1...3 {
+            let (bytes, crc) = try FilePart.read(file, number: number, chunkSize: chunk, fileSize: Int64(content.count))
+            let expected = content[(number - 1) * chunk..<min(number * chunk, content.count)]
+            #expect(bytes == expected)
+            #expect(crc == EarshotKit.CRC32.checksum(Array(expected)))
+        }
+        // The file lost bytes after the plan: the last part cannot be read whole.
+        try content.prefix(2 * chunk + 100).write(to: file)
+        #expect {
+            _ = try FilePart.read(file, number: 3, chunkSize: chunk, fileSize: Int64(content.count))
+        } throws: { error in
+            (error as? EarshotError)?.code == .fileSystem
+                && "\(error)".contains("shorter than expected")
+        }
+    }
+}

@@ -110,6 +110,37 @@ import Testing
         }
     }
 
+    @Test func versionsOfOnePartSentAtOnceLeaveOneWholeVersion() async throws {
+        try await TestPlatform.with { platform in
+            let (_, _, token) = try await platform.newUser()
+            let content = testContent(3 * (64 << 10))
+            let plan = try await platform.plan(content.count, token: token)
+            var etags: [Int: String] = [:]
+            for number in [1, 3] { etags[number] = try await platform.putPart(number, of: content, plan: plan) }
+            // Part 2 in four versions at once (their bytes reach the disk side by side, before the upload's lock):
+            // one version must win whole (its bytes, its row, its digest), whichever is stored last.
+            let versions = (0..<4).map { seed in
+                var version = content
+                version.replaceSubrange((64 << 10)..<(128 << 10), with: testContent(64 << 10, seed: UInt64(20 + seed)))
+                return version
+            }
+            let answered = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for (index, version) in versions.enumerated() {
+                    group.addTask { (index, try await platform.putPart(2, of: version, plan: plan)) }
+                }
+                return try await group.reduce(into: [String: Int]()) { $0[$1.1] = $1.0 }
+            }
+            #expect(answered.count == 4)
+            let listing = try await platform.send(
+                "GET", "/open/partner/files/upload/\(plan.uploadID)/parts", token: token)
+            let stored = try #require(try listing.decode(UploadStatus.self).parts.first { $0.partNumber == 2 })
+            let winner = try #require(answered[stored.etag], "the stored ETag \(stored.etag) was never answered")
+            etags[2] = stored.etag
+            #expect(try await Self.digestedParts(platform, upload: plan.uploadID) == [1, 2, 3])
+            try await Self.completeAndCheck(platform, plan, etags, content: versions[winner], token: token)
+        }
+    }
+
     @Test func theRunningDigestSurvivesAServerRestartBetweenParts() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-restart-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -93,8 +93,15 @@ import Testing
             #expect(file.userID == "seed-user")
             #expect(file.sha256 == DigestAlgorithm.sha256.hash(audio).hex)
 
-            // The part blobs are gone once assembled.
-            #expect(try await !platform.blobFiles().contains { $0.hasPrefix("uploads/\(plan.uploadId)") })
+            // The part blobs are deleted once assembled, right after completion answered.
+            let prefix = "uploads/\(plan.uploadId)"
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await platform.blobFiles().contains(where: { $0.hasPrefix(prefix) }),
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try await !platform.blobFiles().contains { $0.hasPrefix(prefix) })
         }
     }
 

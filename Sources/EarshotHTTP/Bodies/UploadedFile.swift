@@ -1,5 +1,10 @@
+internal import Dispatch
 public import EarshotCore
 public import EarshotCrypto
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
 
 /// A request body that was streamed to disk by ``BodyMode/file(limit:directory:)``.
 public struct UploadedFile: Sendable {
@@ -26,5 +31,23 @@ public struct UploadedFile: Sendable {
         self.md5 = md5
         self.crc32 = crc32
         self.lease = lease
+    }
+
+    /// Writes the file's bytes to the device (`fsync`), on a dispatch thread. A handler that publishes the file
+    /// under a lock calls this first, so the lock is not held while the data is written.
+    ///
+    /// - Throws: ``SystemCallError`` naming the call and the path.
+    public func sync() async throws {
+        let path = path
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result { () throws(SystemCallError) in
+                        let descriptor = try FileDescriptor.open(path, O_RDONLY)
+                        defer { try? descriptor.close() }
+                        try descriptor.sync()
+                    })
+            }
+        }
     }
 }

@@ -82,6 +82,7 @@ public struct Application: Sendable {
             services.links.setDerivedBase("http://\(urlHost):\(port)")
             if configuration.role.servesAPI {
                 group.addTask { await services.maintain(every: maintenanceInterval) }
+                group.addTask { await services.uploads.deleteRetiredParts() }
             }
             if configuration.role.runsJobs { group.addTask { await services.runner.run() } }
             if let languageModel = services.managedLanguageModel {
