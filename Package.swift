@@ -45,7 +45,7 @@ targets += [
     // The scale-out metadata backend: PostgreSQL (pooled connections, serialisable writes, LISTEN/NOTIFY).
     .target(name: "EarshotPostgres", dependencies: ["EarshotCore", "EarshotStore", "CLibPQ"]),
     // The scale-out blob store: S3-compatible object stores, requests signed with Signature V4 (written here).
-    .target(name: "EarshotS3", dependencies: ["EarshotStore", "EarshotCrypto"]),
+    .target(name: "EarshotS3", dependencies: ["EarshotCore", "EarshotStore", "EarshotCrypto"]),
     // Accounts: Argon2id passwords, addresses and the country table, verification codes and their outbox (SMTP
     // through libcurl, SMS through an HTTP gateway), sessions.
     .target(

@@ -1,3 +1,4 @@
+internal import EarshotCore
 public import Foundation
 
 #if canImport(FoundationNetworking)
@@ -51,15 +52,16 @@ public struct SMSGateway: MessageSender {
         var body = ["to": message.destination, "body": message.body]
         if let from = configuration.from { body["from"] = from }
         request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
-        let response: URLResponse
-        let data: Data
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw AccountError(
-                .unavailable, "SMS gateway \(configuration.url.absoluteString) failed: \(error.localizedDescription)")
+        // Not `session.data(for:)`: cancelling it while FoundationNetworking completes it deadlocks.
+        let (data, response) = try await DeadlineExchange.send(
+            request, session: session, timeout: configuration.timeout
+        ) { [url = configuration.url.absoluteString] failure in
+            switch failure {
+            case .timedOut: AccountError(.unavailable, "SMS gateway \(url) did not answer in time")
+            case .noResponse: AccountError(.unavailable, "SMS gateway \(url) ended the connection without an answer")
+            case .unreachable(let error):
+                AccountError(.unavailable, "SMS gateway \(url) failed: \(error.localizedDescription)")
+            }
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard !(200..<300).contains(status) else { return }

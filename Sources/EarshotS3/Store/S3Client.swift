@@ -1,3 +1,4 @@
+internal import EarshotCore
 internal import EarshotCrypto
 internal import EarshotStore
 internal import Foundation
@@ -57,7 +58,11 @@ struct S3Client: Sendable {
             if !body.isEmpty || method == "PUT" || method == "POST" { request.httpBody = body }
             let failure: String
             do {
-                let (data, response) = try await session.data(for: request)
+                // Not `session.data(for:)`: cancelling it while FoundationNetworking completes it deadlocks (the
+                // server's shutdown cancels its maintenance in the middle of store calls). The request's 60 s is an
+                // idle timeout; the exchange's deadline only bounds a transfer that keeps trickling.
+                let (data, response) = try await DeadlineExchange.send(
+                    request, session: session, timeout: .seconds(600), failure: NoAnswer.init)
                 let http = response as? HTTPURLResponse
                 var fields: [String: String] = [:]
                 for (name, value) in http?.allHeaderFields ?? [:] {
@@ -70,10 +75,8 @@ struct S3Client: Sendable {
                 failure = "HTTP \(answer.status) \(answer.errorCode ?? "") \(answer.errorMessage)"
             } catch let error as CancellationError {
                 throw error
-            } catch let error as URLError {
-                // The transport's own words ("Couldn't connect to server"), not the NSError dump.
-                let reason = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription
-                failure = "\(reason) (URLError \(error.code.rawValue))"
+            } catch let error as NoAnswer {
+                failure = error.reason
             } catch {
                 failure = "\(error)"
             }
@@ -148,5 +151,22 @@ enum XMLText {
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
+
+/// Why an exchange with the store got no answer, in words for the error message.
+private struct NoAnswer: Error {
+    let reason: String
+
+    init(_ failure: DeadlineExchange.Failure) {
+        switch failure {
+        case .timedOut: reason = "no answer in time"
+        case .noResponse: reason = "the connection ended without an answer"
+        case .unreachable(let error as URLError):
+            // The transport's own words ("Couldn't connect to server"), not the NSError dump.
+            let words = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription
+            reason = "\(words) (URLError \(error.code.rawValue))"
+        case .unreachable(let error): reason = "\(error)"
+        }
     }
 }

@@ -91,7 +91,10 @@ struct WebhookJob: JobKind {
         var status: Int?
         var failure: String?
         do {
-            let (_, response) = try await session.data(for: request)
+            // Not `session.data(for:)`: cancelling it (a shutdown) while FoundationNetworking completes it deadlocks.
+            let (_, response) = try await DeadlineExchange.send(request, session: session, timeout: timeout) {
+                failure in WebhookNoResponse(failure: failure)
+            }
             status = (response as? HTTPURLResponse)?.statusCode
             if let status, !(200..<300).contains(status) { failure = "HTTP \(status)" }
         } catch is CancellationError {
@@ -100,7 +103,7 @@ struct WebhookJob: JobKind {
             failure = Self.noResponse
             context.logger.notice(
                 "webhook attempt got no response",
-                metadata: ["delivery": job.id, "url": delivery.url, "error": "\(error.localizedDescription)"])
+                metadata: ["delivery": job.id, "url": delivery.url, "error": "\(error)"])
         }
         try Task.checkCancellation()
         return try await outcome(of: job, delivery, started: started, status: status, failure: failure)
@@ -162,5 +165,17 @@ final class WebhookSession: NSObject, URLSessionTaskDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
+    }
+}
+
+/// A delivery attempt that got no HTTP answer (refused, timed out, cut off).
+private struct WebhookNoResponse: Error, CustomStringConvertible {
+    let failure: DeadlineExchange.Failure
+    var description: String {
+        switch failure {
+        case .timedOut: "no answer in time"
+        case .noResponse: "the connection ended without an answer"
+        case .unreachable(let error): error.localizedDescription
+        }
     }
 }
