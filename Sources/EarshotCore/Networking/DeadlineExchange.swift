@@ -10,8 +10,11 @@ import Synchronization
 ///
 /// The completion-handler API is used, and the data task cancelled on the deadline or on task cancellation, because
 /// the async `data(for:)` of FoundationNetworking can outlive both (seen stuck on a connection the server had
-/// closed). Whichever comes first — the answer, the deadline, cancellation — finishes the exchange; the others are
-/// ignored.
+/// closed), and cancelling it while it completes deadlocks (it waits on the session's queue from inside the task's
+/// cancellation handler while that queue resumes the same task). Whichever comes first — the answer, the deadline,
+/// cancellation — finishes the exchange; the others are ignored, and the URLSession task is cancelled only by the one
+/// that finished it. Every server-side client of an HTTP service sends through here (EarshotKit, which may use only
+/// Foundation, has its own `SessionExchange`).
 public enum DeadlineExchange {
     /// Why an exchange got no answer, for the caller to turn into its module's error.
     public enum Failure: Sendable {
@@ -56,6 +59,18 @@ public enum DeadlineExchange {
             }
         } onCancel: {
             if exchange.finish(.failure(CancellationError())) { handle.task.cancel() }
+        }
+    }
+}
+
+/// A failure is an error of its own for callers that only log it (`failure: { $0 }`).
+extension DeadlineExchange.Failure: Error, CustomStringConvertible {
+    /// In words, for an error message: "no answer in time", the transport's own description of its error.
+    public var description: String {
+        switch self {
+        case .timedOut: "no answer in time"
+        case .noResponse: "the connection ended without an answer"
+        case .unreachable(let error): error.localizedDescription
         }
     }
 }

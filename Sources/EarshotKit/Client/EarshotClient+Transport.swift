@@ -129,13 +129,8 @@ extension EarshotClient {
         let data: Data
         let response: URLResponse
         do {
-            if let file {
-                (data, response) = try await configuration.session.upload(for: request, fromFile: file)
-            } else if let body {
-                (data, response) = try await configuration.session.upload(for: request, from: body)
-            } else {
-                (data, response) = try await configuration.session.data(for: request)
-            }
+            (data, response) = try await SessionExchange.send(
+                request, body: body, file: file, session: configuration.session)
         } catch {
             if Task.isCancelled || (error as? URLError)?.code == .cancelled { throw CancellationError() }
             throw EarshotError(

@@ -45,7 +45,8 @@ public struct WiFiUploader: Sendable {
             guard part.length > 0, part.offset + UInt64(part.length) <= size else {
                 throw DeviceProtocolError(
                     .outOfRange,
-                    "upload: part \(part.number) (\(part.offset)+\(part.length)) is outside the recording (\(size) bytes)")
+                    "upload: part \(part.number) (\(part.offset)+\(part.length)) is outside the recording (\(size) bytes)"
+                )
             }
             guard let url = URL(string: part.url), ["http", "https"].contains(url.scheme ?? "") else {
                 throw DeviceProtocolError(.malformed, "upload: part \(part.number) has no http(s) URL")
@@ -73,7 +74,8 @@ public struct WiFiUploader: Sendable {
             try Task.checkCancellation()
             let bytes = try await read(part)
             guard bytes.count == Int(part.length) else {
-                throw DeviceProtocolError(.deviceFault, "part \(part.number): read \(bytes.count) of \(part.length) bytes")
+                throw DeviceProtocolError(
+                    .deviceFault, "part \(part.number): read \(bytes.count) of \(part.length) bytes")
             }
             etags[part.number] = try await put(Data(bytes), to: part)
             sent += UInt64(part.length)
@@ -92,11 +94,17 @@ public struct WiFiUploader: Sendable {
         var request = URLRequest(url: URL(string: part.url)!)
         request.httpMethod = "PUT"
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
         var last = "no attempt"
         for attempt in 1...max(configuration.attempts, 1) {
             try Task.checkCancellation()
             do {
-                let (data, response) = try await session.upload(for: request, from: body)
+                // Not `session.upload(for:)`: cancelling it (the card stopped) while it completes deadlocks on Linux.
+                let (data, response) = try await DeadlineExchange.send(
+                    request, session: session, timeout: .seconds(300)
+                ) {
+                    failure in DeviceProtocolError(.deviceFault, failure.description)
+                }
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
                 if (200..<300).contains(http.statusCode), let etag = http.value(forHTTPHeaderField: "ETag") {
                     return etag

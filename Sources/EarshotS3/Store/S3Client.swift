@@ -159,14 +159,12 @@ private struct NoAnswer: Error {
     let reason: String
 
     init(_ failure: DeadlineExchange.Failure) {
-        switch failure {
-        case .timedOut: reason = "no answer in time"
-        case .noResponse: reason = "the connection ended without an answer"
-        case .unreachable(let error as URLError):
+        if case .unreachable(let error as URLError) = failure {
             // The transport's own words ("Couldn't connect to server"), not the NSError dump.
             let words = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription
             reason = "\(words) (URLError \(error.code.rawValue))"
-        case .unreachable(let error): reason = "\(error)"
+        } else {
+            reason = failure.description
         }
     }
 }

@@ -92,9 +92,8 @@ struct WebhookJob: JobKind {
         var failure: String?
         do {
             // Not `session.data(for:)`: cancelling it (a shutdown) while FoundationNetworking completes it deadlocks.
-            let (_, response) = try await DeadlineExchange.send(request, session: session, timeout: timeout) {
-                failure in WebhookNoResponse(failure: failure)
-            }
+            let (_, response) = try await DeadlineExchange.send(
+                request, session: session, timeout: timeout, failure: { $0 })
             status = (response as? HTTPURLResponse)?.statusCode
             if let status, !(200..<300).contains(status) { failure = "HTTP \(status)" }
         } catch is CancellationError {
@@ -165,17 +164,5 @@ final class WebhookSession: NSObject, URLSessionTaskDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
-    }
-}
-
-/// A delivery attempt that got no HTTP answer (refused, timed out, cut off).
-private struct WebhookNoResponse: Error, CustomStringConvertible {
-    let failure: DeadlineExchange.Failure
-    var description: String {
-        switch failure {
-        case .timedOut: "no answer in time"
-        case .noResponse: "the connection ended without an answer"
-        case .unreachable(let error): error.localizedDescription
-        }
     }
 }
