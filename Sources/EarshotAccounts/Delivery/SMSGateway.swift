@@ -56,12 +56,7 @@ public struct SMSGateway: MessageSender {
         let (data, response) = try await DeadlineExchange.send(
             request, session: session, timeout: configuration.timeout
         ) { [url = configuration.url.absoluteString] failure in
-            switch failure {
-            case .timedOut: AccountError(.unavailable, "SMS gateway \(url) did not answer in time")
-            case .noResponse: AccountError(.unavailable, "SMS gateway \(url) ended the connection without an answer")
-            case .unreachable(let error):
-                AccountError(.unavailable, "SMS gateway \(url) failed: \(error.localizedDescription)")
-            }
+            AccountError(.unavailable, "SMS gateway \(url) failed: \(failure)")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard !(200..<300).contains(status) else { return }

@@ -65,11 +65,15 @@ public enum DeadlineExchange {
 
 /// A failure is an error of its own for callers that only log it (`failure: { $0 }`).
 extension DeadlineExchange.Failure: Error, CustomStringConvertible {
-    /// In words, for an error message: "no answer in time", the transport's own description of its error.
+    /// In words, for an error message: "no answer in time", or the transport's own words for its error ("Couldn't
+    /// connect to server (URLError -1004)", not the NSError dump).
     public var description: String {
         switch self {
         case .timedOut: "no answer in time"
         case .noResponse: "the connection ended without an answer"
+        case .unreachable(let error as URLError):
+            "\((error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription) "
+                + "(URLError \(error.code.rawValue))"
         case .unreachable(let error): error.localizedDescription
         }
     }

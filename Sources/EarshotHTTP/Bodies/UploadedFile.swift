@@ -39,15 +39,10 @@ public struct UploadedFile: Sendable {
     /// - Throws: ``SystemCallError`` naming the call and the path.
     public func sync() async throws {
         let path = path
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result { () throws(SystemCallError) in
-                        let descriptor = try FileDescriptor.open(path, O_RDONLY)
-                        defer { try? descriptor.close() }
-                        try descriptor.sync()
-                    })
-            }
+        try await blocking(on: .global()) {
+            let descriptor = try FileDescriptor.open(path, O_RDONLY)
+            defer { try? descriptor.close() }
+            try descriptor.sync()
         }
     }
 }

@@ -101,10 +101,7 @@ public struct WiFiUploader: Sendable {
             do {
                 // Not `session.upload(for:)`: cancelling it (the card stopped) while it completes deadlocks on Linux.
                 let (data, response) = try await DeadlineExchange.send(
-                    request, session: session, timeout: .seconds(300)
-                ) {
-                    failure in DeviceProtocolError(.deviceFault, failure.description)
-                }
+                    request, session: session, timeout: .seconds(300), failure: { $0 })
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
                 if (200..<300).contains(http.statusCode), let etag = http.value(forHTTPHeaderField: "ETag") {
                     return etag

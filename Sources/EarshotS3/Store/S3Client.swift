@@ -62,7 +62,7 @@ struct S3Client: Sendable {
                 // server's shutdown cancels its maintenance in the middle of store calls). The request's 60 s is an
                 // idle timeout; the exchange's deadline only bounds a transfer that keeps trickling.
                 let (data, response) = try await DeadlineExchange.send(
-                    request, session: session, timeout: .seconds(600), failure: NoAnswer.init)
+                    request, session: session, timeout: .seconds(600), failure: { $0 })
                 let http = response as? HTTPURLResponse
                 var fields: [String: String] = [:]
                 for (name, value) in http?.allHeaderFields ?? [:] {
@@ -75,8 +75,8 @@ struct S3Client: Sendable {
                 failure = "HTTP \(answer.status) \(answer.errorCode ?? "") \(answer.errorMessage)"
             } catch let error as CancellationError {
                 throw error
-            } catch let error as NoAnswer {
-                failure = error.reason
+            } catch let error as DeadlineExchange.Failure {
+                failure = error.description
             } catch {
                 failure = "\(error)"
             }
@@ -151,20 +151,5 @@ enum XMLText {
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
-}
-
-/// Why an exchange with the store got no answer, in words for the error message.
-private struct NoAnswer: Error {
-    let reason: String
-
-    init(_ failure: DeadlineExchange.Failure) {
-        if case .unreachable(let error as URLError) = failure {
-            // The transport's own words ("Couldn't connect to server"), not the NSError dump.
-            let words = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? error.localizedDescription
-            reason = "\(words) (URLError \(error.code.rawValue))"
-        } else {
-            reason = failure.description
-        }
     }
 }

@@ -26,10 +26,3 @@ func fileSystem<T>(key: BlobKey? = nil, _ body: () throws(SystemCallError) -> T)
         throw StoreError(error, key: key)
     }
 }
-
-/// Runs blocking file-system work on `queue` (libdispatch's threads, not the cooperative pool).
-func blocking<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        queue.async { continuation.resume(with: Result { try work() }) }
-    }
-}
