@@ -8,14 +8,22 @@ import Synchronization
 /// One HTTP exchange over `URLSession` with a hard deadline, for the clients of outside providers (the language
 /// model, the speech provider).
 ///
-/// The completion-handler API is used, and the data task cancelled on the deadline or on task cancellation, because
-/// the async `data(for:)` of FoundationNetworking can outlive both (seen stuck on a connection the server had
-/// closed), and cancelling it while it completes deadlocks (it waits on the session's queue from inside the task's
-/// cancellation handler while that queue resumes the same task). Whichever comes first — the answer, the deadline,
-/// cancellation — finishes the exchange; the others are ignored, and the URLSession task is cancelled only by the one
-/// that finished it. Every server-side client of an HTTP service sends through here (EarshotKit, which may use only
-/// Foundation, has its own `SessionExchange`).
+/// The completion-handler API is used because the async `data(for:)` of FoundationNetworking can outlive the deadline
+/// and cancellation (seen stuck on a connection the server had closed), and cancelling it while it completes
+/// deadlocks (it waits on the session's queue from inside the task's cancellation handler while that queue resumes
+/// the same task). Whichever comes first — the answer, the deadline, cancellation — finishes the exchange at once; the
+/// others are ignored.
+///
+/// The URLSession task of an exchange that the deadline or cancellation finished is cancelled ``transportGrace``
+/// later, and only if its transfer has not ended by then: FoundationNetworking's `cancel()` crashes the process
+/// ("Trying to access a behaviour for a task that in not in the registry") when it runs while the same task
+/// completes, and a request cancelled a few milliseconds before its answer hit that (ExchangeCancellationTests). A
+/// task never started is cancelled at once. Every server-side client of an HTTP service sends through here
+/// (EarshotKit, which may use only Foundation, has its own `SessionExchange`, built the same way).
 public enum DeadlineExchange {
+    /// How long a finished exchange's transfer may go on before its URLSession task is cancelled.
+    public static let transportGrace: Duration = .seconds(2)
+
     /// Why an exchange got no answer, for the caller to turn into its module's error.
     public enum Failure: Sendable {
         /// The deadline passed (ours, or the transport's own timeout).
@@ -34,6 +42,7 @@ public enum DeadlineExchange {
     ) async throws -> (Data, URLResponse) {
         let exchange = Exchange()
         let task = session.dataTask(with: request) { data, response, error in
+            exchange.transportEnded()
             if let error {
                 switch (error as? URLError)?.code {
                 case .timedOut?: exchange.finish(.failure(failure(.timedOut)))
@@ -47,18 +56,19 @@ public enum DeadlineExchange {
             }
         }
         let handle = TaskHandle(task)
-        let (whole, fraction) = timeout.components
-        let delay = Double(whole) + Double(fraction) / 1e18
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                exchange.start(continuation)
+                guard exchange.start(continuation) else {
+                    handle.task.cancel()  // never started: nothing can be completing
+                    return
+                }
                 handle.task.resume()
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
-                    if exchange.finish(.failure(failure(.timedOut))) { handle.task.cancel() }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
+                    if exchange.finish(.failure(failure(.timedOut))) { exchange.stopTransport(of: handle) }
                 }
             }
         } onCancel: {
-            if exchange.finish(.failure(CancellationError())) { handle.task.cancel() }
+            if exchange.finish(.failure(CancellationError())) { exchange.stopTransport(of: handle) }
         }
     }
 }
@@ -86,16 +96,31 @@ private final class Exchange: Sendable {
         var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
         var early: Result<(Data, URLResponse), any Error>?
         var finished = false
+        var transportEnded = false
     }
     private let state = Mutex(State())
 
-    func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) {
+    /// Keeps `continuation` for the outcome; false (and resumed) when the exchange already finished (cancelled
+    /// before it started), so the transfer is not to be started.
+    func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
         let early = state.withLock { state -> Result<(Data, URLResponse), any Error>? in
             if let early = state.early { return early }
             state.continuation = continuation
             return nil
         }
-        if let early { continuation.resume(with: early) }
+        guard let early else { return true }
+        continuation.resume(with: early)
+        return false
+    }
+
+    /// Called first by the URLSession task's completion handler: the transfer is over.
+    func transportEnded() { state.withLock { $0.transportEnded = true } }
+
+    /// Cancels the finished exchange's transfer after ``DeadlineExchange/transportGrace`` unless it ended by then.
+    func stopTransport(of handle: TaskHandle) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + DeadlineExchange.transportGrace.seconds) {
+            if !self.state.withLock({ $0.transportEnded }) { handle.task.cancel() }
+        }
     }
 
     /// Resumes with `result` unless something already did; true if this call finished the exchange.

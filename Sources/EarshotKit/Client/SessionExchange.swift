@@ -9,8 +9,14 @@ import Foundation
 /// Not the async `data(for:)` / `upload(for:)`: FoundationNetworking (Linux) cancels those from inside the task's
 /// cancellation handler by waiting on the session's queue, and that queue may at the same moment be completing the
 /// exchange and waiting for the task — a deadlock, seen when a server stopped with requests in flight. Here the answer
-/// and cancellation race to finish the exchange once; cancellation cancels the URLSession task only when it won.
+/// and cancellation race to finish the exchange once, and cancellation ends the call at once. The URLSession task is
+/// cancelled ``transportGrace`` later, and only if its transfer has not ended: FoundationNetworking's `cancel()`
+/// crashes the process when it runs while the same task completes (ExchangeCancellationTests hit that with requests
+/// cancelled a few milliseconds before their answer). A task never started is cancelled at once.
 enum SessionExchange {
+    /// How long a cancelled call's transfer may go on before its URLSession task is cancelled.
+    static let transportGrace: TimeInterval = 2
+
     /// Sends `request` with `file` or `body` as its body (neither: none); cancellation throws `CancellationError`,
     /// transport failures the session's error.
     static func send(_ request: URLRequest, body: Data?, file: URL?, session: URLSession) async throws
@@ -18,6 +24,7 @@ enum SessionExchange {
     {
         let exchange = Locked(Pending())
         let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+            exchange.withLock { $0.transportEnded = true }
             if let error {
                 finish(exchange, .failure(error))
             } else if let response {
@@ -42,10 +49,15 @@ enum SessionExchange {
                     pending.continuation = continuation
                     return nil
                 }
-                if let early { continuation.resume(with: early) } else { handle.task.resume() }
+                guard let early else { return handle.task.resume() }
+                continuation.resume(with: early)
+                handle.task.cancel()  // never started: nothing can be completing
             }
         } onCancel: {
-            if finish(exchange, .failure(CancellationError())) { handle.task.cancel() }
+            guard finish(exchange, .failure(CancellationError())) else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + transportGrace) {
+                if !exchange.withLock({ $0.transportEnded }) { handle.task.cancel() }
+            }
         }
         return (answer.data, answer.response)
     }
@@ -73,6 +85,8 @@ enum SessionExchange {
         var continuation: CheckedContinuation<Answer, any Error>?
         var early: Result<Answer, any Error>?
         var finished = false
+        /// The task's completion handler ran: its transfer is over.
+        var transportEnded = false
     }
 
     // SAFETY: the body and the response are complete and never changed once the session delivered them.
