@@ -88,14 +88,23 @@ import Testing
     /// period (the URLSession task leaves the session), not left to run until the server answers 30 s later.
     @Test(arguments: Transport.allCases)
     func aCancelledCallsTransferIsStoppedAfterTheGrace(transport: Transport) async throws {
+        // The handler answers after 30 s, or as soon as the test is over: the server must not be stopped with its
+        // connection still suspended (libmicrohttpd aborts the process).
+        let over = Locked(false)
         let router = Router()
         router.get("/hang") { _, _ in
-            try await Task.sleep(for: .seconds(30))
+            let start = ContinuousClock.now
+            while !over.withLock({ $0 }), ContinuousClock.now - start < .seconds(30) {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
             return .text("late")
         }
         let server = HTTPServer(router: router, configuration: .init(host: "127.0.0.1", port: 0, threadPoolSize: 2))
         let running = Task { try await server.run() }
-        defer { running.cancel() }
+        defer {
+            over.withLock { $0 = true }
+            running.cancel()
+        }
         let port = try await server.waitUntilListening()
         let session = URLSession(configuration: .ephemeral)
         let request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/hang")!)
@@ -123,6 +132,9 @@ import Testing
         }
         #expect(remaining == 0, "the transfer was not stopped")
         #expect(ContinuousClock.now - cancelled >= .seconds(1.5), "stopped after the grace, not at once")
+        over.withLock { $0 = true }
+        running.cancel()
+        _ = await running.result  // drained: the handler has answered
     }
 
     /// How many tasks `session` still runs.
