@@ -5,8 +5,8 @@ import Synchronization
     public import FoundationNetworking
 #endif
 
-/// One HTTP exchange over `URLSession` with a hard deadline, for the clients of outside providers (the language
-/// model, the speech provider).
+/// One HTTP exchange over `URLSession` with a hard deadline, for every server-side HTTP client (the language model,
+/// the speech provider, S3, webhooks, SMS, the recorder simulator).
 ///
 /// The completion-handler API is used because the async `data(for:)` of FoundationNetworking can outlive the deadline
 /// and cancellation (seen stuck on a connection the server had closed), and cancelling it while it completes
@@ -18,11 +18,11 @@ import Synchronization
 /// later, and only if its transfer has not ended by then: FoundationNetworking's `cancel()` crashes the process
 /// ("Trying to access a behaviour for a task that in not in the registry") when it runs while the same task
 /// completes, and a request cancelled a few milliseconds before its answer hit that (ExchangeCancellationTests). A
-/// task never started is cancelled at once. Every server-side client of an HTTP service sends through here
-/// (EarshotKit, which may use only Foundation, has its own `SessionExchange`, built the same way).
+/// task never started is cancelled at once. EarshotKit, which may use only Foundation, has its own
+/// `SessionExchange`, built the same way.
 public enum DeadlineExchange {
     /// How long a finished exchange's transfer may go on before its URLSession task is cancelled.
-    public static let transportGrace: Duration = .seconds(2)
+    static let transportGrace: Duration = .seconds(2)
 
     /// Why an exchange got no answer, for the caller to turn into its module's error.
     public enum Failure: Sendable {
