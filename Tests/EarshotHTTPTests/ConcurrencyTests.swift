@@ -106,3 +106,57 @@ struct ConcurrencyTests {
         #expect(response.text.contains("UNAVAILABLE"))
     }
 }
+
+/// libmicrohttpd aborts the process when it is stopped with a connection suspended. A kept-alive connection can bring
+/// a new request at any moment until the daemon stops, even after the server found itself idle: stopping while
+/// clients keep sending must never leave one suspended (make test aborted this way once, 2026-12-06).
+@Suite(.timeLimit(.minutes(2)))
+struct ShutdownRaceTests {
+    final class StopFlag: Sendable {
+        let raised = Atomic<Bool>(false)
+    }
+
+    @Test func stoppingWhileKeptAliveConnectionsKeepSendingNeverAborts() async throws {
+        _ = TestLog.path
+        let router = Router()
+        router.get("/work") { _, _ in
+            try? await Task.sleep(for: .microseconds(Int.random(in: 0...2000)))
+            return .text("done")
+        }
+        var statuses: [Int: Int] = [:]
+        for _ in 0..<40 {
+            let server = HTTPServer(
+                router: router, configuration: .test { $0.shutdownGracePeriod = .seconds(2) })
+            let running = Task { try await server.run() }
+            let port = try await server.waitUntilListening()
+            let stop = StopFlag()
+            let clients = (0..<12).map { _ in
+                Task {
+                    try await offThread { () -> [Int] in
+                        var seen: [Int] = []
+                        guard let connection = try? RawConnection(port: port, timeout: 10) else { return seen }
+                        while !stop.raised.load(ordering: .relaxed) {
+                            // Idle between requests for a while: the connection is open but no request is in flight.
+                            usleep(UInt32.random(in: 0...6000))
+                            guard (try? connection.send("GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")) != nil,
+                                let response = try? connection.readResponse()
+                            else { break }
+                            seen.append(response.status)
+                            if response.headers["Connection"]?.lowercased() == "close" { break }
+                        }
+                        return seen
+                    }
+                }
+            }
+            try await Task.sleep(for: .microseconds(Int.random(in: 2000...30000)))
+            server.shutdown()
+            try await running.value
+            stop.raised.store(true, ordering: .relaxed)
+            for client in clients {
+                for status in try await client.value { statuses[status, default: 0] += 1 }
+            }
+        }
+        #expect(Set(statuses.keys).isSubset(of: [200, 503]), "\(statuses)")
+        #expect(statuses[200, default: 0] > 0, "\(statuses)")
+    }
+}

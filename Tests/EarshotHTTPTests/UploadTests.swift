@@ -106,7 +106,7 @@ struct UploadTests {
         #expect(outcome.peakResidentGrowth < 30 << 20, "RSS grew by \(outcome.peakResidentGrowth >> 20) MiB")
     }
 
-    /// libmicrohttpd 0.9.75 in epoll mode may not notice a client that sent its last bytes and closed at once;
+    /// libmicrohttpd 0.9.75 (in epoll mode, at least) may not notice a client that sent its last bytes and closed at once;
     /// the connection timeout then ends the request, and the partial file must go with it.
     @Test func abortedUploadLeavesNoTemporaryFile() async throws {
         let directory = try temporaryDirectory()

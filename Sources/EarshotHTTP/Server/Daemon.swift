@@ -4,7 +4,13 @@ internal import CMicroHTTPD
     import Glibc
 #endif
 
-/// A running libmicrohttpd daemon: epoll, an internal worker pool, suspend/resume.
+/// A running libmicrohttpd daemon: poll(2), an internal worker pool, suspend/resume.
+///
+/// poll, not epoll: in libmicrohttpd 0.9.75's epoll mode, `MHD_quiesce_daemon` removes the listening socket from each
+/// worker's epoll set while that worker may be removing it too, and the loser aborts the process ("Failed to remove
+/// listen FD from epoll set"; `ShutdownRaceTests` hit it about once in 500 stops). In poll mode a worker rebuilds its
+/// set on every turn and leaves the socket out once quiesced. It also spares the two `epoll_ctl` calls that every
+/// suspend and resume cost.
 final class Daemon: @unchecked Sendable {
     // SAFETY: the MHD_Daemon handle is only used by HTTPServer.run(), sequentially (quiesce, then stop, once each);
     // libmicrohttpd's own worker threads synchronise internally.
@@ -14,6 +20,9 @@ final class Daemon: @unchecked Sendable {
     let port: Int
     private var quiesced = false
     private var stopped = false
+    /// The listening socket once quiesced: shut down at once, closed only after the workers have stopped (a worker
+    /// may still be polling it, and a closed descriptor's number can be reused by the process meanwhile).
+    private var listener: Int32 = -1
 
     private init(pointer: OpaquePointer, core: Unmanaged<ServerCore>, port: Int) {
         self.pointer = pointer
@@ -33,7 +42,7 @@ final class Daemon: @unchecked Sendable {
                 "host must be a numeric IPv4 or IPv6 address such as 127.0.0.1 or ::1, got `\(configuration.host)`")
         }
         var flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_UPGRADE.rawValue
         if isIPv6 != 0 { flags |= MHD_USE_IPv6.rawValue }
         let retained = Unmanaged.passRetained(core)
@@ -73,12 +82,13 @@ final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Stops accepting connections (the listening socket is closed; established connections continue).
+    /// Stops accepting connections: new ones are refused; established connections continue.
     func quiesce() {
         guard !quiesced else { return }
         quiesced = true
-        let fd = MHD_quiesce_daemon(pointer)
-        if fd >= 0 { close(fd) }
+        listener = MHD_quiesce_daemon(pointer)
+        // Stops listening (connecting clients get ECONNREFUSED) without freeing the descriptor yet.
+        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     /// Stops the workers and closes every connection. No connection may be suspended (see ServerCore.abandonAll).
@@ -86,6 +96,7 @@ final class Daemon: @unchecked Sendable {
         guard !stopped else { return }
         stopped = true
         MHD_stop_daemon(pointer)
+        if listener >= 0 { close(listener) }
         core.release()
     }
 }

@@ -160,6 +160,9 @@ final class Exchange: @unchecked Sendable {
     /// Suspends the connection before its body and runs the route's head check as a task; ``checkPassed()`` or a
     /// refusal (``complete(_:)``) resumes it, and libmicrohttpd calls ``finish()`` again, still before the body.
     private func startCheck(_ headCheck: @escaping HeadCheck) {
+        // Tracked before it can be suspended, so that ServerCore.abandonAll finds it.
+        tracked = true
+        core.track(self)
         let suspended = shared.withLock { state -> Bool in
             if core.forcing { return false }
             state.suspended = true
@@ -171,8 +174,6 @@ final class Exchange: @unchecked Sendable {
             return
         }
         checkState = .pending
-        tracked = true
-        core.track(self)
         let request = Request(
             method: method, path: path, query: query, headers: headers, remoteAddress: remoteAddress, body: .bytes([]))
         let logContext: LogMetadata = ["request_id": requestID]
@@ -368,7 +369,13 @@ final class Exchange: @unchecked Sendable {
         case .stream(let stream):
             let channel = stream.channel
             channel.attach(connection)
-            shared.withLock { $0.stream = channel }
+            // Under the lock for the same reason as in awaitResponse: either abandon() finds this stream and fails
+            // it, or the stream is failed here, so its content reader never suspends the connection during a stop.
+            let forced = shared.withLock { state in
+                state.stream = channel
+                return core.forcing
+            }
+            if forced { channel.fail() }
             let retained = Unmanaged.passRetained(channel)
             pointer = MHD_create_response_from_callback(
                 UInt64.max, 32 << 10, StreamChannel.contentReader, retained.toOpaque(), StreamChannel.release)

@@ -153,9 +153,13 @@ public final class HTTPServer: Sendable {
             logger.warning(
                 "grace period over: cancelling remaining handlers", metadata: ["in_flight": String(core.inFlight)])
             serving.cancel()
-            core.abandonAll()
-            // The abandoned connections are resumed; libmicrohttpd aborts the process if it is stopped before its
-            // workers have taken them back, which took over 500 ms on a loaded machine (make test, 2026-12-06).
+        }
+        // libmicrohttpd aborts the process if it is stopped with a connection suspended, and a kept-alive connection
+        // can bring a new request at any moment until then, even once the server was found idle. From here on no
+        // connection is suspended: new requests are answered 503 at once and suspended ones are resumed with a 503.
+        core.abandonAll()
+        if !drained {
+            // Resumed connections would be closed by the stop anyway; this lets their 503s reach the clients.
             _ = await Task { await core.waitUntilIdle(deadline: .now + .seconds(10)) }.value
         }
         daemon.stop()

@@ -54,7 +54,10 @@ final class ServerCore: Sendable {
         live.withLock { $0[ObjectIdentifier(exchange)] = exchange }
     }
 
+    /// Hands `job` to ``HTTPServer/run()``'s task group; false once the server stops (the request is answered 503
+    /// and its handler never runs).
     func enqueue(_ job: Job) -> Bool {
+        if forcing { return false }
         if case .enqueued = jobs.yield(job) { return true }
         return false
     }
@@ -73,8 +76,8 @@ final class ServerCore: Sendable {
         for socket in sockets { socket.close(.goingAway, reason: "the server is shutting down") }
     }
 
-    /// Stops waiting for handlers: every suspended request is answered 503 and resumed, WebSockets are dropped, so
-    /// the daemon can stop.
+    /// Stops waiting for handlers: every suspended request is answered 503 and resumed, WebSockets are dropped, and
+    /// from now on nothing suspends a connection (``forcing``), so the daemon can stop.
     func abandonAll() {
         forcingFlag.store(true, ordering: .releasing)
         for socket in webSockets.withLock({ Array($0.open.values) }) { socket.abort() }
