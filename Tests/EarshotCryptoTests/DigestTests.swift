@@ -62,6 +62,40 @@ import Testing
             ).hex == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
     }
 
+    /// The same RFC 4231 vectors through a prepared key, used many times and from several threads at once.
+    @Test func aPreparedKeyGivesTheRFC4231CodesEveryTime() async {
+        let cases: [(key: [UInt8], message: String, code: String)] = [
+            (
+                [UInt8](repeating: 0x0b, count: 20), "Hi There",
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+            ),
+            (
+                Array("Jefe".utf8), "what do ya want for nothing?",
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+            ),
+            (
+                [UInt8](repeating: 0xaa, count: 131), "Test Using Larger Than Block-Size Key - Hash Key First",
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+            ),
+        ]
+        for (key, message, code) in cases {
+            let prepared = HMAC.PreparedKey(secret: key)
+            let wrong = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        (0..<500).filter { _ in prepared.authenticationCode(Array(message.utf8)).hex != code }.count
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            #expect(wrong == 0, "\(message)")
+        }
+        #expect(
+            HMAC.PreparedKey(.md5, secret: Array("Jefe".utf8)).authenticationCode(
+                Array("what do ya want for nothing?".utf8)
+            ).hex == "750c783e6ab0b503eaa86e310a5db738")
+    }
+
     @Test func hexRoundTripsAndRejectsGarbage() {
         let digest = DigestAlgorithm.sha256.hash(Array("abc".utf8))
         #expect(Digest(hex: digest.hex) == digest)

@@ -1,5 +1,6 @@
 import EarshotAPI
 import EarshotCrypto
+import EarshotHTTP
 import Foundation
 import Testing
 
@@ -166,6 +167,25 @@ import Testing
 }
 
 /// Key rotation: the new key signs, old keys keep verifying until their retention has passed.
+@Suite struct BearerHeaderTests {
+    /// `Authorization: Bearer <token>`: the scheme in any case, spaces and tabs around the token; anything else is
+    /// a 401 naming the header.
+    @Test func theCredentialIsReadFromABearerHeaderOnly() throws {
+        func credential(_ header: String) throws -> String {
+            try TokenService.bearer(
+                Request(method: .get, path: "/", headers: HTTPHeaders([("Authorization", header)])))
+        }
+        #expect(try credential("Bearer abc.def.ghi") == "abc.def.ghi")
+        #expect(try credential("bearer abc") == "abc")
+        #expect(try credential("BEARER   abc \t") == "abc")
+        #expect(try credential("  BeArEr abc") == "abc")
+        for refused in ["Bearer", "Bearer   ", "Bearerabc", "Basic abc", "Bearer_ abc", "Beärer abc", "Bear abc", ""] {
+            #expect(throws: PlatformError.self, "\(refused)") { try credential(refused) }
+        }
+        #expect(throws: PlatformError.self) { try TokenService.bearer(Request(method: .get, path: "/")) }
+    }
+}
+
 @Suite struct KeyRotationTests {
     @Test func rotatedKeysKeepVerifyingUntilRetentionThenDisappear() async throws {
         try await TestPlatform.with { platform in

@@ -29,6 +29,22 @@ final class Keyring: Sendable {
         /// Unix milliseconds.
         let createdAt: Int64
         let retiredAt: Int64?
+        /// HMAC-SHA256 with `secret`, prepared once (the task-status read path verifies a token per request).
+        let signer: HMAC.PreparedKey
+
+        init(kid: String, purpose: Purpose, secret: [UInt8], createdAt: Int64, retiredAt: Int64?) {
+            self.kid = kid
+            self.purpose = purpose
+            self.secret = secret
+            self.createdAt = createdAt
+            self.retiredAt = retiredAt
+            signer = HMAC.PreparedKey(.sha256, secret: secret)
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            (lhs.kid, lhs.purpose, lhs.secret, lhs.createdAt, lhs.retiredAt)
+                == (rhs.kid, rhs.purpose, rhs.secret, rhs.createdAt, rhs.retiredAt)
+        }
     }
 
     struct Configuration: Sendable {
@@ -141,4 +157,3 @@ final class Keyring: Sendable {
 
 /// Unix milliseconds of `date`.
 func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
-

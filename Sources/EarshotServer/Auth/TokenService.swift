@@ -120,8 +120,7 @@ struct TokenService: Sendable {
         guard let entry = decoded.entry(for: input), let kid = entry.header.kid,
             let key = keyring.cachedKey(kid, purpose: .token),
             let signature = Base64URL.decode(credential[credential.utf8.index(after: dot)...]), signature.count == 32,
-            HMAC.authenticationCode(.sha256, key: key.secret, message: Array(input.utf8))
-                .constantTimeEquals(Digest(bytes: signature))
+            Self.signature(of: input, key: key.signer).constantTimeEquals(Digest(bytes: signature))
         else { return nil }
         try check(entry.claims, scopes: entry.scopes)
         guard
@@ -132,16 +131,34 @@ struct TokenService: Sendable {
         return try principal(entry.claims, scopes: entry.scopes, standing: partner)
     }
 
+    /// HS256 of a token's `header.payload`, read in place (no copy into an array).
+    private static func signature(of input: Substring, key: HMAC.PreparedKey) -> Digest {
+        var input = input
+        return input.withUTF8 { key.authenticationCode(UnsafeRawBufferPointer($0)) }
+    }
+
     /// The credential of `Authorization: Bearer <credential>`, or 401 saying what is wrong with the header.
     static func bearer(_ request: Request) throws -> String {
         guard let header = request.headers["Authorization"] else {
             throw PlatformError.unauthorized("missing Authorization header; send 'Authorization: Bearer <token>'")
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        // On UTF-8 bytes: splitting the String into Characters cost 4 % of a task-status GET (decision 0008).
+        let bytes = header.utf8
+        let space = UInt8(ascii: " ")
+        guard let schemeStart = bytes.firstIndex(where: { $0 != space }),
+            let schemeEnd = bytes[schemeStart...].firstIndex(of: space),
+            Self.isBearerScheme(bytes[schemeStart..<schemeEnd]),
+            let credentialStart = bytes[schemeEnd...].firstIndex(where: { $0 != space })
+        else {
             throw PlatformError.unauthorized("the Authorization header must be 'Bearer <token>'")
         }
-        return parts[1].trimmingASCIISpaces()
+        return header[credentialStart...].trimmingASCIISpaces()
+    }
+
+    /// `Bearer`, in any case (RFC 9110: the scheme is case-insensitive).
+    private static func isBearerScheme(_ scheme: Substring.UTF8View) -> Bool {
+        // `| 0x20` lowercases an ASCII letter; no other byte maps onto a lowercase letter.
+        scheme.count == 6 && zip(scheme, "bearer".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// Verifies a token and returns its principal; throws 401 `UNAUTHORIZED` naming the failed check.
