@@ -2,6 +2,7 @@ import EarshotAudio
 import EarshotSpeech
 import EarshotTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EarshotLive
@@ -54,22 +55,46 @@ import Testing
                 start: start)
         }
         let first = utterance("item_a", start: 0, count: 16_000)
-        _ = early.start(.init(first)) { Recognition(text: "ask not") }
+        _ = early.start(first) { Recognition(text: "ask not") }
         #expect(await early.take(.init(first))?.text == "ask not")
         #expect(await early.take(.init(first)) == nil, "taken once")
 
         // Speech resumed: the commit has more audio than the early decode; it decodes again.
-        _ = early.start(.init(first)) { Recognition(text: "ask") }
+        _ = early.start(first) { Recognition(text: "ask") }
         #expect(await early.take(.init(utterance("item_a", start: 0, count: 24_000))) == nil)
 
         // A newer early decode replaces (and cancels) the one before.
-        let cancelled = early.start(.init(first)) {
+        let cancelled = early.start(first) {
             try? await Task.sleep(for: .seconds(30))
             return Task.isCancelled ? nil : Recognition(text: "stale")
         }
         let second = utterance("item_b", start: 16_000, count: 8_000)
-        _ = early.start(.init(second)) { Recognition(text: "what your country") }
+        _ = early.start(second) { Recognition(text: "what your country") }
         #expect(await cancelled.value == nil)
         #expect(await early.take(.init(second))?.text == "what your country")
+    }
+
+    /// Speech resumed after a short pause: the early decode is not thrown away but finishes and is handed on (as the
+    /// turn's partial), and no commit can take it any more.
+    @Test func aDemotedEarlyDecodeFinishesAndIsHandedOn() async {
+        let early = RealtimeTranscriptionSession.EarlyFinal()
+        let first = RealtimeTranscriptionSession.Utterance(
+            itemID: "item_a", samples: [Float](repeating: 0, count: 16_000), settings: TranscriptionSettings())
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        _ = early.start(first) {
+            for await _ in gate { break }
+            return Recognition(text: "ask not what")
+        }
+        #expect(early.isRunning)
+        let handed = Mutex<[String]>([])
+        let demoted = early.demote { utterance, recognition in
+            handed.withLock { $0.append("\(utterance.itemID): \(recognition.text)") }
+        }
+        #expect(!early.isRunning, "a partial may start once the early decode is handed on")
+        #expect(await early.take(.init(first)) == nil, "no commit takes a demoted decode")
+        open.yield()
+        await demoted?.value
+        #expect(handed.withLock { $0 } == ["item_a: ask not what"])
+        #expect(early.demote { _, _ in } == nil, "nothing left to demote")
     }
 }

@@ -182,16 +182,17 @@ public struct RealtimeTranscriptionSession: Sendable {
                         finalsDue.begin()
                         finalQueue.yield(utterance)
                     case .partial(let utterance):
-                        // No preview while a committed item of this session waits for its text; the state asks
-                        // again at its next look.
-                        guard finalsDue.isZero,
+                        // No preview while a committed item of this session waits for its text, or while its early
+                        // decode has the engine; the state asks again at its next look.
+                        guard finalsDue.isZero, !early.isRunning,
                             let decode = partials.start({
+                                // nil: the engine was busy (another session's decode); asked again at the next look.
                                 guard
                                     let recognition = try? await recognizer.transcribe(
-                                        utterance.samples, settings: utterance.settings, as: .partial),
-                                    !Task.isCancelled
-                                else { return }
-                                await texts.partial(utterance, text: recognition.text)
+                                        utterance.samples, settings: utterance.settings, as: .partial)
+                                else { return false }
+                                if !Task.isCancelled { await texts.partial(utterance, text: recognition.text) }
+                                return true
                             })
                         else {
                             state.partialNotStarted()
@@ -199,20 +200,27 @@ public struct RealtimeTranscriptionSession: Sendable {
                         }
                         group.addTask { await Self.follow(decode) }
                     case .dropEarly:
-                        early.cancel()
+                        // Speech resumed after a short pause: the early decode is of the turn up to that pause, so
+                        // its text is the turn's next partial rather than work thrown away (it had replaced one).
+                        if let decode = early.demote({ utterance, recognition in
+                            await texts.partial(utterance, text: recognition.text)
+                        }) {
+                            group.addTask { await Self.follow(decode) }
+                        }
                     case .early(let utterance):
                         // Work ahead, while none of this session's items waits for its final (so the text it is
                         // conditioned on is complete); it replaces a preview still decoding.
                         guard finalsDue.isZero else { break }
                         partials.cancel()
                         let settings = said.conditioning(utterance)
-                        let decode = early.start(EarlyFinal.Key(utterance)) {
+                        let decode = early.start(utterance) {
                             try? await recognizer.transcribe(utterance.samples, settings: settings, as: .early)
                         }
                         group.addTask { await Self.follow(decode) }
                     }
                 }
                 guard let message = try? await iterator.next() else { break }
+                if partials.missed() { state.partialNotStarted() }
                 pending = await state.handle(message, recognizer: recognizer)
             }
             finalQueue.finish()
@@ -319,14 +327,17 @@ public struct RealtimeTranscriptionSession: Sendable {
     /// engine at once rather than after a preview of the same words).
     final class PartialDecode: Sendable {
         private let running = Mutex<Task<Void, Never>?>(nil)
+        private let missedOne = Mutex(false)
 
-        /// Starts `body` unless a partial decode is running; returns its task, or nil.
-        func start(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never>? {
+        /// Starts `body` unless a partial decode is running; returns its task, or nil. `body` returns false when the
+        /// engine was busy and nothing was decoded.
+        func start(_ body: @escaping @Sendable () async -> Bool) -> Task<Void, Never>? {
             running.withLock { running in
                 guard running == nil else { return nil }
                 let task = Task {
-                    await body()
+                    let ran = await body()
                     self.running.withLock { $0 = nil }
+                    if !ran { self.missedOne.withLock { $0 = true } }
                 }
                 running = task
                 return task
@@ -334,6 +345,13 @@ public struct RealtimeTranscriptionSession: Sendable {
         }
 
         func cancel() { running.withLock { $0?.cancel() } }
+
+        /// Whether a partial decode found the engine busy since the last call (the session then asks again).
+        func missed() -> Bool {
+            missedOne.withLock { missed in
+                defer { missed = false }; return missed
+            }
+        }
     }
 
     /// Waits for a decode started outside the session's task group, and cancels it when the group is cancelled.
@@ -377,16 +395,39 @@ public struct RealtimeTranscriptionSession: Sendable {
             }
         }
 
-        private let running = Mutex<(key: Key, task: Task<Recognition?, Never>)?>(nil)
+        private let running = Mutex<(key: Key, utterance: Utterance, task: Task<Recognition?, Never>)?>(nil)
 
-        /// Starts `body` for `key`, cancelling the one before; returns its task.
-        func start(_ key: Key, _ body: @escaping @Sendable () async -> Recognition?) -> Task<Recognition?, Never> {
+        /// Starts the decode of `utterance`, cancelling the one before; returns its task.
+        func start(_ utterance: Utterance, _ body: @escaping @Sendable () async -> Recognition?) -> Task<
+            Recognition?, Never
+        > {
             let task = Task { await body() }
             running.withLock { running in
                 running?.task.cancel()
-                running = (key, task)
+                running = (Key(utterance), utterance, task)
             }
             return task
+        }
+
+        /// Whether an early decode is running (or done and not taken).
+        var isRunning: Bool { running.withLock { $0 != nil } }
+
+        /// The turn went on: no commit will take the early decode, which is left to finish and handed to `use` (as
+        /// a partial of its item); returns the task doing that, or nil when there is no early decode.
+        func demote(_ use: @escaping @Sendable (Utterance, Recognition) async -> Void) -> Task<Void, Never>? {
+            guard
+                let (_, utterance, task) = running.withLock({ running in
+                    defer { running = nil }; return running
+                })
+            else { return nil }
+            return Task {
+                let recognition = await withTaskCancellationHandler {
+                    await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+                if let recognition, !Task.isCancelled { await use(utterance, recognition) }
+            }
         }
 
         /// The early result for `key` (waiting for it when still decoding), or nil when there is none or it failed
