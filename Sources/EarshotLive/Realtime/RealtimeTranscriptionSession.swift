@@ -53,6 +53,10 @@ public struct RealtimeTranscriptionSession: Sendable {
         public var turnSplitting: TurnDetector.Splitting? = TurnDetector.Splitting()
         /// How often the growing turn is re-decoded for partial text (0 disables partials).
         public var partialInterval: Duration = .seconds(1)
+        /// For this long from a turn's start, partials are asked for twice as often (every half `partialInterval`):
+        /// a turn's first words are shown once two decodes agree on them, and a decode of a turn's first second is
+        /// often wrong ("How do you marry?" for "Had he married"). Partials still run only when the engine is idle.
+        public var partialStartSpan: Duration = .seconds(3)
         /// How often the VAD looks at the buffer.
         public var detectionInterval: Duration = .milliseconds(100)
         /// Server VAD: silence after which a turn is decoded ahead of its end, as its commit will be, when the
@@ -187,9 +191,12 @@ public struct RealtimeTranscriptionSession: Sendable {
                         guard finalsDue.isZero, !early.isRunning,
                             let decode = partials.start({
                                 // nil: the engine was busy (another session's decode); asked again at the next look.
+                                // With the prompt its final will have (what was said before): without it, the
+                                // first word of a turn flipped between decodes ("that he married", "had he married")
+                                // and LocalAgreement showed nothing of the turn until its final.
                                 guard
                                     let recognition = try? await recognizer.transcribe(
-                                        utterance.samples, settings: utterance.settings, as: .partial)
+                                        utterance.samples, settings: said.conditioning(utterance), as: .partial)
                                 else { return false }
                                 if !Task.isCancelled { await texts.partial(utterance, text: recognition.text) }
                                 return true
