@@ -30,12 +30,11 @@ import Testing
 
     /// The 100 ms steps (counted from the first) at which JFK's first turn asks for a partial; `busy` says, for the
     /// n-th request, whether the engine refused it.
-    static func partialSteps(startSpan: Duration = .zero, busy: (Int) -> Bool) async throws -> [Int] {
+    static func partialSteps(busy: (Int) -> Bool) async throws -> [Int] {
         let jfk = try await AudioDecoder(contentsOf: TestEnvironment.jfk).decodeAll()
         var configuration = RealtimeTranscriptionSession.Configuration()
         configuration.inputRate = 16_000
         configuration.turnSplitting = nil
-        configuration.partialStartSpan = startSpan
         // One turn through JFK's pauses.
         configuration.turnDetection?.silenceDurationMs = 2_000
         var state = SessionState(configuration: configuration, detector: try VoiceActivityStream())
@@ -58,17 +57,5 @@ import Testing
         // interval then runs from the one that started.
         let refused = try await Self.partialSteps(busy: { $0 == 2 || $0 == 3 })
         #expect(Array(refused.prefix(5)) == [regular[0], regular[1], regular[1] + 1, regular[1] + 2, regular[1] + 12])
-    }
-
-    /// For its first `partialStartSpan` a turn asks for partials twice as often (half a second apart), then every
-    /// second.
-    @Test func aTurnsStartIsDecodedTwiceAsOften() async throws {
-        let steps = try await Self.partialSteps(startSpan: .seconds(3), busy: { _ in false })
-        let gaps = zip(steps, steps.dropFirst()).map { $1 - $0 }
-        #expect(gaps.prefix(4).allSatisfy { $0 == 5 }, "half a second apart at first: \(steps)")
-        #expect(gaps.count > 5 && gaps.last == 10, "then every second: \(steps)")
-        // The start's speech began half an interval before the first request (as without the span).
-        let regular = try await Self.partialSteps(busy: { _ in false })
-        #expect(steps.first == regular.first)
     }
 }

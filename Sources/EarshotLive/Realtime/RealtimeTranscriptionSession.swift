@@ -53,10 +53,6 @@ public struct RealtimeTranscriptionSession: Sendable {
         public var turnSplitting: TurnDetector.Splitting? = TurnDetector.Splitting()
         /// How often the growing turn is re-decoded for partial text (0 disables partials).
         public var partialInterval: Duration = .seconds(1)
-        /// For this long from a turn's start, partials are asked for twice as often (every half `partialInterval`):
-        /// a turn's first words are shown once two decodes agree on them, and a decode of a turn's first second is
-        /// often wrong ("How do you marry?" for "Had he married"). Partials still run only when the engine is idle.
-        public var partialStartSpan: Duration = .seconds(3)
         /// How often the VAD looks at the buffer.
         public var detectionInterval: Duration = .milliseconds(100)
         /// Server VAD: silence after which a turn is decoded ahead of its end, as its commit will be, when the

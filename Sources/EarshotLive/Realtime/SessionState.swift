@@ -474,11 +474,7 @@ struct SessionState {
                 turns.reset()
                 actions += commitTurn(item: item, from: from, to: buffer.count)
             } else if configuration.partialInterval > .zero {
-                // Twice as often at a turn's start: its first words need two decodes that agree, and a decode of
-                // its first second is often wrong.
-                let early = buffer.count - start < configuration.partialStartSpan.samples(atRate: 16_000)
-                let interval = configuration.partialInterval.samples(atRate: 16_000) / (early ? 2 : 1)
-                if buffer.count - partialUpTo >= interval {
+                if buffer.count - partialUpTo >= configuration.partialInterval.samples(atRate: 16_000) {
                     partialUpTo = buffer.count
                     let from = itemStart(speechAt: start)
                     actions.append(
@@ -503,10 +499,7 @@ struct SessionState {
     /// next ones an interval apart, so two decodes agree on its first words (``StablePrefix``) half an interval
     /// sooner, for the same number of decodes.
     func firstPartial(speechAt at: Int) -> Int {
-        // Half an interval in, whatever the interval at a turn's start (``Configuration/partialStartSpan``).
-        let interval = configuration.partialInterval.samples(atRate: 16_000)
-        let atStart = configuration.partialStartSpan > .zero ? interval / 2 : interval
-        return at + interval / 2 - atStart
+        at - configuration.partialInterval.samples(atRate: 16_000) / 2
     }
 
     /// The partial decode just asked for could not start (the engine was busy with this session's final or previous
