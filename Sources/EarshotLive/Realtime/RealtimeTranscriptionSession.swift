@@ -352,7 +352,9 @@ public struct RealtimeTranscriptionSession: Sendable {
         /// Whether a partial decode found the engine busy since the last call (the session then asks again).
         func missed() -> Bool {
             missedOne.withLock { missed in
-                defer { missed = false }; return missed
+                let was = missed
+                missed = false
+                return was
             }
         }
     }
@@ -418,11 +420,12 @@ public struct RealtimeTranscriptionSession: Sendable {
         /// The turn went on: no commit will take the early decode, which is left to finish and handed to `use` (as
         /// a partial of its item); returns the task doing that, or nil when there is no early decode.
         func demote(_ use: @escaping @Sendable (Utterance, Recognition) async -> Void) -> Task<Void, Never>? {
-            guard
-                let (_, utterance, task) = running.withLock({ running in
-                    defer { running = nil }; return running
-                })
-            else { return nil }
+            let taken = running.withLock { running in
+                let current = running
+                running = nil
+                return current
+            }
+            guard let (_, utterance, task) = taken else { return nil }
             return Task {
                 let recognition = await withTaskCancellationHandler {
                     await task.value
