@@ -31,6 +31,10 @@ public enum LiveDecode: Sendable, Hashable {
     public var onlyWhenIdle: Bool { self != .final }
     /// Whether the words' times are wanted.
     public var wordTimes: Bool { self != .partial }
+    /// Whether a window that fails the decoder's checks is decoded again at higher temperatures: not for a preview,
+    /// which is replaced a second later (the fallback re-decoded a turn's first 0.8 s up to five times, holding the
+    /// engine for 1.3 s).
+    public var temperatureFallback: Bool { self != .partial }
 }
 
 /// The text of an utterance, the language it was decoded in, and (final decodes) its words with their times.

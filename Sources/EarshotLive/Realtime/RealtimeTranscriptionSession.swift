@@ -400,7 +400,7 @@ public struct RealtimeTranscriptionSession: Sendable {
             }
         }
 
-        private let running = Mutex<(key: Key, utterance: Utterance, task: Task<Recognition?, Never>)?>(nil)
+        private let running = Mutex<(utterance: Utterance, task: Task<Recognition?, Never>)?>(nil)
 
         /// Starts the decode of `utterance`, cancelling the one before; returns its task.
         func start(_ utterance: Utterance, _ body: @escaping @Sendable () async -> Recognition?) -> Task<
@@ -409,7 +409,7 @@ public struct RealtimeTranscriptionSession: Sendable {
             let task = Task { await body() }
             running.withLock { running in
                 running?.task.cancel()
-                running = (Key(utterance), utterance, task)
+                running = (utterance, task)
             }
             return task
         }
@@ -425,7 +425,7 @@ public struct RealtimeTranscriptionSession: Sendable {
                 running = nil
                 return current
             }
-            guard let (_, utterance, task) = taken else { return nil }
+            guard let (utterance, task) = taken else { return nil }
             return Task {
                 let recognition = await withTaskCancellationHandler {
                     await task.value
@@ -442,7 +442,7 @@ public struct RealtimeTranscriptionSession: Sendable {
             let task = running.withLock { running -> Task<Recognition?, Never>? in
                 defer { running = nil }
                 guard let current = running else { return nil }
-                guard current.key == key else {
+                guard Key(current.utterance) == key else {
                     current.task.cancel()
                     return nil
                 }

@@ -208,7 +208,10 @@ struct EngineRecognizer: LiveRecognizer {
         options.initialPrompt = settings.prompt
         // A final decode gives the words' times too (the `completed` event's `words`, the record's segments).
         options.wordTimestamps = decode.wordTimes
-        let (engine, tierOptions) = try await engine(for: tier, options: options, decode: decode)
+        let (engine, resolved, _) = try await engines.engine(for: tier, options: options)
+        var decodeOptions = resolved
+        if !decode.temperatureFallback { decodeOptions.temperatureIncrement = 0 }
+        let tierOptions = decodeOptions
         if decode.onlyWhenIdle {
             // A preview or work ahead: only when the engine is idle right now, never queued behind or running beside
             // other decodes.
@@ -224,19 +227,6 @@ struct EngineRecognizer: LiveRecognizer {
         }
         let transcript = try await admission.run { try await engine.transcript(of: samples, options: tierOptions) }
         return Self.recognition(transcript)
-    }
-
-    /// The engine for `tier`, and the options of a `decode` of that kind.
-    private func engine(for tier: String, options: TranscriptionOptions, decode: LiveDecode) async throws -> (
-        SpeechEngine, TranscriptionOptions
-    ) {
-        var (engine, tierOptions, _) = try await engines.engine(for: tier, options: options)
-        if decode == .partial {
-            // A preview is replaced a second later: one pass, no temperature fallback (which re-decoded a 0.8 s
-            // turn start up to five times, holding the engine for 1.3 s).
-            tierOptions.temperatureIncrement = 0
-        }
-        return (engine, tierOptions)
     }
 
     static func recognition(_ transcript: Transcript) -> Recognition {
