@@ -23,9 +23,49 @@ import Testing
         #expect(stable.shown == ["the", "quick", "brown"])
     }
 
+    @Test func contractionsAndHyphensAgreeWithTheirSpelledOutForms() {
+        // Successive decodes of one turn of the bench's call alternated like this; compared word by word they agreed
+        // on "Well," alone and the turn's 25 words waited for its final.
+        var stable = StablePrefix()
+        #expect(stable.agree(with: "Well, there's not much") == "")
+        #expect(stable.agree(with: "Well, there is not much difference") == "Well, there is not much")
+        #expect(stable.agree(with: "Well, there's not much difference at least.") == " difference")
+        #expect(stable.agree(with: "Well there is not much difference at least, you know") == " at least,")
+        #expect(
+            stable.finish(with: "Well, there's not much difference at least. You know, they all call me.")
+                == " You know, they all call me.")
+
+        var hyphen = StablePrefix()
+        _ = hyphen.agree(with: "He was not an ill-disposed")
+        #expect(hyphen.agree(with: "he was not an ill disposed young") == "he was not an ill disposed")
+        #expect(hyphen.agree(with: "He was not an ill-disposed young man.") == " young")
+        #expect(hyphen.shown == ["he", "was", "not", "an", "ill", "disposed", "young"])
+    }
+
+    @Test func aWordIsNeverShownInPart() {
+        var stable = StablePrefix()
+        _ = stable.agree(with: "I do")
+        #expect(stable.agree(with: "I do know") == "I do")
+        // "don't" begins with the shown "do": no word starts where the shown ones end, so nothing is added.
+        #expect(stable.agree(with: "I don't know") == "")
+        #expect(stable.agree(with: "I don't know you") == "")
+        #expect(stable.shown == ["I", "do"])
+        #expect(stable.agree(with: "I do not know you at all") == " not know you")
+        #expect(stable.agree(with: "I do not know you at all.") == " at all.")
+        #expect(stable.finish(with: "I don't know you at all, sir.") == " sir.")
+
+        // A final that cannot continue the shown words at a word boundary adds its words past the shown count.
+        var cut = StablePrefix()
+        _ = cut.agree(with: "I do")
+        #expect(cut.agree(with: "I do know") == "I do")
+        #expect(cut.finish(with: "I don't know.") == " know.")
+    }
+
     @Test func aFinalWithoutPartialsIsSentWhole() {
         var stable = StablePrefix()
-        #expect(stable.finish(with: "Ask not what your country can do for you.") == "Ask not what your country can do for you.")
+        #expect(
+            stable.finish(with: "Ask not what your country can do for you.")
+                == "Ask not what your country can do for you.")
         var empty = StablePrefix()
         #expect(empty.finish(with: "") == "")
     }

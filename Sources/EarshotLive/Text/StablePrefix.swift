@@ -8,27 +8,33 @@
 /// stable.finish(with: "the quick brown fox jumps")  // " fox jumps"
 /// ```
 ///
-/// Words are compared without case and punctuation (Whisper's "Hello," and "hello" are the same word), and the
-/// text shown is the newer hypothesis's spelling. Each call returns only the new text to append (a delta).
+/// Words are compared as ``tokens(_:)``: without case and punctuation (Whisper's "Hello," and "hello" are the same
+/// word), hyphenated words split and English contractions spelled out (successive decodes of one turn alternated
+/// between "there's" and "there is", which held back every later word of the turn until its final). The text shown
+/// is the newer hypothesis's spelling. Each call returns only the new text to append (a delta).
 public struct StablePrefix: Sendable {
     /// The words shown so far.
     public private(set) var shown: [String] = []
+    /// The tokens of the shown words.
+    private var shownTokens: [String] = []
+    /// The tokens of the previous hypothesis.
     private var previous: [String] = []
 
     public init() {}
 
     /// Takes the next partial hypothesis of the whole utterance and returns the newly stable text ("" when none).
     public mutating func agree(with hypothesis: String) -> String {
-        let words = Self.words(hypothesis)
-        defer { previous = words }
-        var agreed = 0
-        while agreed < min(words.count, previous.count), Self.same(words[agreed], previous[agreed]) { agreed += 1 }
-        guard agreed > shown.count else { return "" }
+        let next = Hypothesis(hypothesis)
+        defer { previous = next.tokens }
         // Only extend: a hypothesis that drifts from what is shown adds nothing until it agrees again.
-        for index in 0..<shown.count where !Self.same(words[index], shown[index]) { return "" }
-        let added = Array(words[shown.count..<agreed])
-        let delta = (shown.isEmpty ? "" : " ") + added.joined(separator: " ")
-        shown += added
+        guard next.tokens.starts(with: shownTokens) else { return "" }
+        let agreed = zip(next.tokens, previous).prefix { $0 == $1 }.count
+        guard agreed > shownTokens.count, let added = next.words(from: shownTokens.count, upTo: agreed) else {
+            return ""
+        }
+        let delta = Self.delta(appending: next.words[added], to: shown)
+        shown += next.words[added]
+        shownTokens = Array(next.tokens[..<next.ends[added.upperBound - 1]])
         return delta
     }
 
@@ -36,27 +42,91 @@ public struct StablePrefix: Sendable {
     /// when nothing was shown; the words past the shown ones when the final text begins with them; nothing else can
     /// be taken back, so a final text that disagrees only adds its words past the shown count).
     public mutating func finish(with text: String) -> String {
-        let words = Self.words(text)
-        guard words.count > shown.count else {
-            shown = words
-            return ""
+        let final = Hypothesis(text)
+        defer {
+            shown = final.words
+            shownTokens = final.tokens
+            previous = final.tokens
         }
-        let added = Array(words[shown.count...])
-        let delta = (shown.isEmpty ? "" : " ") + added.joined(separator: " ")
-        shown = words
-        previous = words
-        return delta
+        if shown.isEmpty { return final.words.joined(separator: " ") }
+        if final.tokens.starts(with: shownTokens) {
+            guard final.tokens.count > shownTokens.count else { return "" }
+            if let rest = final.words(from: shownTokens.count, upTo: final.tokens.count) {
+                return Self.delta(appending: final.words[rest.lowerBound...], to: shown)
+            }
+        }
+        guard final.words.count > shown.count else { return "" }
+        return Self.delta(appending: final.words[shown.count...], to: shown)
     }
 
-    static func words(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+    private static func delta(appending words: ArraySlice<String>, to shown: [String]) -> String {
+        (shown.isEmpty ? "" : " ") + words.joined(separator: " ")
     }
 
-    static func same(_ a: String, _ b: String) -> Bool {
-        normalized(a) == normalized(b)
+    /// What a word is compared as: lowercase letters and digits, a hyphenated word as its parts ("ill-disposed":
+    /// "ill", "disposed"), and an English contraction spelled out ("there's": "there", "is"; "don't": "do", "not";
+    /// "can't": "can", "not"). Punctuation alone is no token.
+    static func tokens(_ word: String) -> [String] {
+        var tokens: [String] = []
+        let parts = word.lowercased().split(whereSeparator: { "-‐‑–—".contains($0) })
+        for part in parts {
+            let letters = String(
+                part.map { $0 == "’" ? "'" : $0 }.filter { $0.isLetter || $0.isNumber || $0 == "'" })
+            if let spelled = irregular[letters] {
+                tokens += spelled
+                continue
+            }
+            if let (suffix, spelled) = contractions.first(where: {
+                letters.count > $0.0.count && letters.hasSuffix($0.0)
+            }) {
+                let stem = clean(letters.dropLast(suffix.count))
+                if !stem.isEmpty { tokens.append(stem) }
+                tokens.append(spelled)
+                continue
+            }
+            let token = clean(letters[...])
+            if !token.isEmpty { tokens.append(token) }
+        }
+        return tokens
     }
 
-    private static func normalized(_ word: String) -> String {
-        String(word.lowercased().filter { $0.isLetter || $0.isNumber })
+    private static func clean(_ text: Substring) -> String { String(text.filter { $0 != "'" }) }
+
+    private static let irregular: [String: [String]] = [
+        "can't": ["can", "not"], "won't": ["will", "not"], "shan't": ["shall", "not"], "ain't": ["is", "not"],
+    ]
+    private static let contractions: [(String, String)] = [
+        ("n't", "not"), ("'re", "are"), ("'ve", "have"), ("'ll", "will"), ("'m", "am"), ("'d", "would"), ("'s", "is"),
+    ]
+
+    /// A hypothesis's words, their tokens laid end to end, and where each word's tokens end.
+    private struct Hypothesis {
+        let words: [String]
+        let tokens: [String]
+        /// `ends[i]`: the number of tokens of words `0...i`.
+        let ends: [Int]
+
+        init(_ text: String) {
+            words = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            var tokens: [String] = []
+            var ends: [Int] = []
+            for word in words {
+                tokens += StablePrefix.tokens(word)
+                ends.append(tokens.count)
+            }
+            (self.tokens, self.ends) = (tokens, ends)
+        }
+
+        /// The words whose tokens start at token `start` (a word boundary) and end by token `end`; nil when no word
+        /// starts at `start` or none ends by `end` with a token of its own.
+        func words(from start: Int, upTo end: Int) -> Range<Int>? {
+            guard let first = ends.indices.first(where: { ($0 == 0 ? 0 : ends[$0 - 1]) == start && ends[$0] > start })
+            else { return nil }
+            // Punctuation standing alone just before the first word goes with it.
+            var lower = first
+            while lower > 0, ends[lower - 1] == start, (lower == 1 ? 0 : ends[lower - 2]) == start { lower -= 1 }
+            guard let last = ends.indices.last(where: { $0 >= first && ends[$0] <= end }) else { return nil }
+            return lower..<(last + 1)
+        }
     }
 }
