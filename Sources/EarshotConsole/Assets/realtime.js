@@ -93,7 +93,8 @@ export function release(current) {
  */
 export async function connect(input, query, onEvent, onError) {
   const secret = await api('POST', '/v1/realtime/client_secrets', {
-    session: { type: 'transcription', audio: { input } },
+    // Interim text: the words not yet stable, shown greyed after the stable ones about a second after they are said.
+    session: { type: 'transcription', audio: { input }, include: ['item.input_audio_transcription.interim'] },
   });
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   // The live endpoint is at the root (as OpenAI clients expect it), not under api-prefix.
@@ -138,6 +139,7 @@ export function itemRows(items, sides = null) {
       element = h('li', { class: sides ? 'live-item conv-item' : 'live-item', dataset: { item, channel: channel ?? '' } },
         side === null ? null : h('span', { class: 'side' }, side),
         h('span', { class: 'time' }), h('span', { class: 'text' }), h('span', { class: 'partial' }),
+        h('span', { class: 'interim' }),
         h('p', { class: 'translation' }), sides ? h('p', { class: 'spoken muted' }) : null);
       items.append(element);
     }
@@ -174,11 +176,17 @@ export function applyEvent(rows, current, event) {
     case 'conversation.item.input_audio_transcription.delta':
       part(item, 'partial').textContent += event.delta ?? '';
       return true;
+    case 'conversation.item.input_audio_transcription.interim': {
+      const text = event.text ?? '';
+      part(item, 'interim').textContent = text && part(item, 'partial').textContent ? ' ' + text : text;
+      return true;
+    }
     case 'conversation.item.input_audio_transcription.completed': {
       const text = (event.transcript ?? '').trim();
       if (!text || !current.awaitsTranslation) current.pending.delete(item);
       if (!text) { row(item).remove(); return true; }
       part(item, 'partial').textContent = '';
+      part(item, 'interim').textContent = '';
       part(item, 'text').textContent = text;
       row(item).classList.add('final');
       return true;
@@ -186,6 +194,7 @@ export function applyEvent(rows, current, event) {
     case 'conversation.item.input_audio_transcription.failed':
       current.pending.delete(item);
       part(item, 'partial').textContent = '';
+      part(item, 'interim').textContent = '';
       part(item, 'text').textContent = 'Not transcribed: ' + (event.error?.message ?? 'the decode failed');
       row(item).classList.add('failed');
       return true;

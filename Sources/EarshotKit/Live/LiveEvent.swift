@@ -25,6 +25,10 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
         /// More of an item's text: stable words while it is spoken, the rest once it is decoded whole. Append the
         /// deltas of an item to show its partial text.
         case transcriptionDelta(itemID: String, delta: String)
+        /// With ``LiveSession/Settings/interim``: the newest reading of an item's words after its deltas, not yet
+        /// stable. Show it after the deltas (greyed), replacing the item's previous interim text; the next delta or
+        /// the final text supersedes it.
+        case transcriptionInterim(itemID: String, text: String)
         /// The item's final text (replacing its deltas).
         case transcriptionCompleted(itemID: String, transcript: String)
         /// The item could not be transcribed (the session goes on).
@@ -67,7 +71,8 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
     public var itemID: String? {
         switch kind {
         case .speechStarted(let item, _), .speechStopped(let item, _), .committed(let item, _),
-            .transcriptionDelta(let item, _), .transcriptionCompleted(let item, _), .transcriptionFailed(let item, _),
+            .transcriptionDelta(let item, _), .transcriptionInterim(let item, _), .transcriptionCompleted(let item, _),
+            .transcriptionFailed(let item, _),
             .translationCompleted(let item, _, _), .translationFailed(let item, _, _), .audioDelta(let item, _, _),
             .audioDone(let item, _, _, _, _), .audioFailed(let item, _, _):
             item
@@ -126,6 +131,8 @@ public struct LiveEvent: Sendable, CustomStringConvertible {
             return .cleared
         case "conversation.item.input_audio_transcription.delta":
             return .transcriptionDelta(itemID: item, delta: event.string("delta") ?? "")
+        case "conversation.item.input_audio_transcription.interim":
+            return .transcriptionInterim(itemID: item, text: event.string("text") ?? "")
         case "conversation.item.input_audio_transcription.completed":
             return .transcriptionCompleted(itemID: item, transcript: event.string("transcript") ?? "")
         case "conversation.item.input_audio_transcription.failed":

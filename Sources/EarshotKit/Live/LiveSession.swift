@@ -52,11 +52,15 @@ public final class LiveSession: Sendable {
         /// A dialogue's spoken translations: PCM16 at 24000 Hz (the default) or 16000, G.711, or Ogg Opus (each
         /// response's ``LiveEvent/Kind/audioDelta(itemID:channel:audio:)`` chunks joined are one `.opus` stream).
         public var outputFormat: AudioFormat
+        /// Ask for ``LiveEvent/Kind/transcriptionInterim(itemID:text:)`` events: the newest reading of the words
+        /// not yet stable, about a second after they are spoken, to show after an item's deltas until replaced.
+        public var interim: Bool
 
         public init(
             model: String? = nil, language: String? = nil, prompt: String? = nil, translateTo: String? = nil,
             serverVAD: ServerVAD? = ServerVAD(), inputFormat: AudioFormat = .pcm16(sampleRate: 24_000),
-            dialogue: [DialogueChannel]? = nil, outputFormat: AudioFormat = .pcm16(sampleRate: 24_000)
+            dialogue: [DialogueChannel]? = nil, outputFormat: AudioFormat = .pcm16(sampleRate: 24_000),
+            interim: Bool = false
         ) {
             self.model = model
             self.language = language
@@ -66,6 +70,7 @@ public final class LiveSession: Sendable {
             self.inputFormat = inputFormat
             self.dialogue = dialogue
             self.outputFormat = outputFormat
+            self.interim = interim
         }
     }
 
@@ -500,10 +505,11 @@ public final class LiveSession: Sendable {
             "format": settings.inputFormat.json,
             "transcription": transcription, "turn_detection": turn,
         ]
+        let include: Any = settings.interim ? ["item.input_audio_transcription.interim"] : NSNull()
         guard let sides = settings.dialogue else {
             return [
                 "type": "session.update", "event_id": eventID,
-                "session": ["type": "transcription", "audio": ["input": input]] as [String: Any],
+                "session": ["type": "transcription", "audio": ["input": input], "include": include] as [String: Any],
             ]
         }
         var dialogueInput = input
@@ -516,6 +522,7 @@ public final class LiveSession: Sendable {
             "type": "session.update", "event_id": eventID,
             "session": [
                 "type": "dialogue", "channels": channels, "audio": ["input": dialogueInput, "output": output],
+                "include": include,
             ] as [String: Any],
         ]
     }

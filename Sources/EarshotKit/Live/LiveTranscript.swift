@@ -15,6 +15,9 @@ public struct LiveTranscript: Sendable, Equatable {
         public var id: String
         /// The partial text (the deltas so far) until ``isFinal``, then the final text.
         public var text: String
+        /// With ``LiveSession/Settings/interim``, until ``isFinal``: the newest reading of the words after
+        /// ``text``, not yet stable (show it after ``text``, greyed); empty otherwise.
+        public var interim = ""
         /// The final text arrived (or the transcription failed: ``failure``).
         public var isFinal: Bool
         /// Why the item has no text, when its transcription failed.
@@ -70,13 +73,17 @@ public struct LiveTranscript: Sendable, Equatable {
             return change(id) { _ in }
         case .transcriptionDelta(let id, let delta):
             return change(id) { item in if !item.isFinal { item.text += delta } }
+        case .transcriptionInterim(let id, let text):
+            return change(id) { item in if !item.isFinal { item.interim = text } }
         case .transcriptionCompleted(let id, let transcript):
             return change(id) { item in
                 item.text = transcript.trimmingCharacters(in: .whitespaces)
+                item.interim = ""
                 item.isFinal = true
             }
         case .transcriptionFailed(let id, let error):
             return change(id) { item in
+                item.interim = ""
                 item.isFinal = true
                 item.failure = error
             }

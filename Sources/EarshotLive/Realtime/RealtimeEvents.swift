@@ -19,6 +19,15 @@ enum RealtimeEvents {
             ["item_id": .string(item), "content_index": 0, "delta": .string(delta)], channel: channel)
     }
 
+    /// Earshot's interim text of an item still being spoken (`include: ["item.input_audio_transcription.interim"]`):
+    /// the newest decode's words after the stable ones its deltas carried, to show after them until the next interim
+    /// (or the final text) replaces it. It may change; deltas never do.
+    static func interim(item: String, text: String, channel: Int? = nil) -> JSONValue {
+        event(
+            "conversation.item.input_audio_transcription.interim",
+            ["item_id": .string(item), "content_index": 0, "text": .string(text)], channel: channel)
+    }
+
     /// The final text of an item, with Earshot's `words` (`[{word, start_ms, end_ms}]` on the session's clock).
     static func completed(item: String, transcript: String, words: [Transcript.Word] = [], channel: Int? = nil)
         -> JSONValue

@@ -484,6 +484,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         var voice: String?
         /// The format spoken audio is sent in.
         var outputFormat = LiveAudioFormat.pcm16(rate: 24_000)
+        /// Whether the client asked for interim text (``RealtimeEvents/interim(item:text:channel:)``).
+        var interim = false
     }
 }
 
@@ -493,6 +495,8 @@ actor Transcripts {
     private let recorder: (any LiveSessionRecorder)?
     private var prefixes: [String: StablePrefix] = [:]
     private var done: Set<String> = []
+    /// The interim text last sent for each item still being spoken.
+    private var interims: [String: String] = [:]
 
     init(out: AsyncStream<JSONValue>.Continuation, recorder: (any LiveSessionRecorder)?) {
         self.out = out
@@ -506,6 +510,12 @@ actor Transcripts {
         let delta = prefix.agree(with: text)
         prefixes[item] = prefix
         if !delta.isEmpty { out.yield(RealtimeEvents.delta(item: item, delta: delta, channel: utterance.channel)) }
+        // After the delta: the words shown greyed after the stable ones, sent again only when they change.
+        let interim = prefix.pending.joined(separator: " ")
+        if utterance.interim, interim != interims[item] ?? "" {
+            interims[item] = interim
+            out.yield(RealtimeEvents.interim(item: item, text: interim, channel: utterance.channel))
+        }
     }
 
     func complete(_ utterance: RealtimeTranscriptionSession.Utterance, _ recognition: Recognition) {
@@ -545,5 +555,6 @@ actor Transcripts {
 
     private func finished(_ item: String) {
         done.insert(item)
+        interims[item] = nil
     }
 }

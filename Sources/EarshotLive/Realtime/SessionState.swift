@@ -27,6 +27,8 @@ struct SessionState {
     let translator: (any LiveTranslator)?
     /// `translate_to`: the language each completed item is translated into, or nil.
     var translateTo: String?
+    /// `include` names ``interimInclude``: interim text follows each partial decode.
+    var interim = false
     /// What appends carry (``LiveAudioFormat``).
     var inputFormat: LiveAudioFormat
     /// The rate of the PCM16 the input decodes to (and the recording holds).
@@ -105,6 +107,14 @@ struct SessionState {
         ]
     }
 
+    /// The session's `include`: what it adds to OpenAI's events (null when nothing).
+    private var includeJSON: JSONValue { interim ? .array([.string(Self.interimInclude)]) : .null }
+
+    /// The `include` value that asks for interim text.
+    static let interimInclude = "item.input_audio_transcription.interim"
+    /// `include` values OpenAI defines that are accepted and not provided: token log probabilities.
+    static let ignoredIncludes: Set<String> = ["item.input_audio_transcription.logprobs"]
+
     /// The session object as OpenAI shows it.
     var session: JSONValue {
         let transcriptionJSON: JSONValue = [
@@ -132,7 +142,7 @@ struct SessionState {
                     ],
                     "output": ["format": outputFormat.json],
                 ],
-                "include": nil,
+                "include": includeJSON,
             ]
         }
         if isGA {
@@ -144,14 +154,14 @@ struct SessionState {
                         "transcription": transcriptionJSON, "turn_detection": turnJSON, "noise_reduction": nil,
                     ]
                 ],
-                "include": nil,
+                "include": includeJSON,
             ]
         }
         return [
             "id": .string(sessionID), "object": "realtime.transcription_session",
             "input_audio_format": .string(inputFormat.betaName),
             "input_audio_sample_rate": .number(Double(inputRate)), "input_audio_transcription": transcriptionJSON,
-            "turn_detection": turnJSON, "input_audio_noise_reduction": nil, "include": nil,
+            "turn_detection": turnJSON, "input_audio_noise_reduction": nil, "include": includeJSON,
         ]
     }
 
@@ -277,6 +287,10 @@ struct SessionState {
                 newTranslateTo = target.string.flatMap { $0.isEmpty ? nil : $0.lowercased() }
             }
         }
+        var newInterim = interim
+        if let include = session["include"] {
+            newInterim = try Self.interim(include)
+        }
         if let turn = input?["turn_detection"] ?? session["turn_detection"] {
             if turn.isNull {
                 newTurns = nil
@@ -353,6 +367,7 @@ struct SessionState {
         }
         transcription = newTranscription
         translateTo = newTranslateTo
+        interim = newInterim
         channels = newChannels
         outputFormat = newOutput
         if newTurns != turnSettings {
@@ -481,7 +496,7 @@ struct SessionState {
                         .partial(
                             .init(
                                 itemID: item, samples: Array(buffer[from...]), settings: spokenSettings,
-                                channel: activeChannel)))
+                                channel: activeChannel, interim: interim)))
                 }
             }
         } else if turns.speechStart == nil, buffer.count > 30 * 16_000 {
@@ -568,6 +583,34 @@ struct SessionState {
         return Int(value)
     }
 
+    /// Whether `include` (an array of strings, or null) asks for interim text; throws for a value it does not know.
+    static func interim(_ include: JSONValue) throws -> Bool {
+        if include.isNull { return false }
+        guard case .array(let values) = include else {
+            throw RealtimeError(
+                code: "invalid_value", message: "`include` must be an array of strings, or null",
+                param: "session.include")
+        }
+        var interim = false
+        for value in values {
+            guard let name = value.string else {
+                throw RealtimeError(
+                    code: "invalid_value", message: "`include` must be an array of strings, or null",
+                    param: "session.include")
+            }
+            if name == interimInclude {
+                interim = true
+            } else if !ignoredIncludes.contains(name) {
+                throw RealtimeError(
+                    code: "invalid_value",
+                    message: "`include` value \"\(name.prefix(64))\" is unknown; this server takes \(interimInclude) "
+                        + "(and accepts \(ignoredIncludes.sorted().joined(separator: ", ")) without providing it)",
+                    param: "session.include")
+            }
+        }
+        return interim
+    }
+
     /// Refuses a field the session reads when it has the wrong JSON type (rather than ignoring it).
     static func checkTypes(_ session: JSONValue) throws {
         let input = session["audio"]?["input"]
@@ -631,7 +674,7 @@ struct SessionState {
         var utterance = RealtimeTranscriptionSession.Utterance(
             itemID: item, samples: Array(buffer[from..<to]), settings: spokenSettings,
             start: bufferStart + from, translateTo: translateTo, channel: activeChannel,
-            outputFormat: outputFormat)
+            outputFormat: outputFormat, interim: interim)
         if isDialogue, let channel = activeChannel, let channels {
             let listener = channels[1 - channel]
             utterance.translateTo = listener.language

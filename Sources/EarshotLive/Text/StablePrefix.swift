@@ -15,6 +15,9 @@
 public struct StablePrefix: Sendable {
     /// The words shown so far.
     public private(set) var shown: [String] = []
+    /// The newest hypothesis's words after the shown ones: text not yet stable, which a caption can show after the
+    /// stable words (greyed) until the next hypothesis replaces it. Empty once the final text is in.
+    public private(set) var pending: [String] = []
     /// The tokens of the shown words.
     private var shownTokens: [String] = []
     /// The tokens of the previous hypothesis.
@@ -25,7 +28,10 @@ public struct StablePrefix: Sendable {
     /// Takes the next partial hypothesis of the whole utterance and returns the newly stable text ("" when none).
     public mutating func agree(with hypothesis: String) -> String {
         let next = Hypothesis(hypothesis)
-        defer { previous = next.tokens }
+        defer {
+            previous = next.tokens
+            pending = next.words(after: shown, shownTokens)
+        }
         // Only extend: a hypothesis that drifts from what is shown adds nothing until it agrees again.
         guard next.tokens.starts(with: shownTokens) else { return "" }
         let agreed = zip(next.tokens, previous).prefix { $0 == $1 }.count
@@ -47,6 +53,7 @@ public struct StablePrefix: Sendable {
             shown = final.words
             shownTokens = final.tokens
             previous = final.tokens
+            pending = []
         }
         if shown.isEmpty { return final.words.joined(separator: " ") }
         if final.tokens.starts(with: shownTokens) {
@@ -115,6 +122,16 @@ public struct StablePrefix: Sendable {
                 ends.append(tokens.count)
             }
             (self.tokens, self.ends) = (tokens, ends)
+        }
+
+        /// The words after `shown` (whose tokens are `shownTokens`): from the word boundary where the shown tokens
+        /// end when this hypothesis begins with them, else past as many words as are shown.
+        func words(after shown: [String], _ shownTokens: [String]) -> [String] {
+            if tokens.starts(with: shownTokens) {
+                if tokens.count == shownTokens.count { return [] }
+                if let rest = words(from: shownTokens.count, upTo: tokens.count) { return Array(words[rest]) }
+            }
+            return Array(words.dropFirst(shown.count))
         }
 
         /// The words whose tokens start at token `start` (a word boundary) and end by token `end`; nil when no word

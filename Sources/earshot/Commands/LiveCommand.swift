@@ -55,14 +55,18 @@ enum LiveCommand: Command {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let plan = try Plan(arguments)
+        var planned = try Plan(arguments)
+        let terminal = isatty(1) != 0
+        // A terminal's progress line shows the words not yet stable too, greyed; a pipe gets stable text only.
+        planned.settings.interim = terminal && !planned.json
+        let plan = planned
         var decoded: [Data] = []
         for file in plan.files { decoded.append(try await pcm24(file)) }
         let turns = decoded
         let client = EarshotClient(configuration: .init(baseURL: plan.server, token: plan.token))
         let session = try await LiveSession.connect(client: client, settings: plan.settings)
         let printer = LivePrinter(
-            json: plan.json, terminal: isatty(1) != 0, dialogue: plan.settings.dialogue, audioOut: plan.audioOut,
+            json: plan.json, terminal: terminal, dialogue: plan.settings.dialogue, audioOut: plan.audioOut,
             outputRate: plan.settings.outputFormat.sampleRate)
         let bytesPerChunk = 24_000 * 2 / 10
         let outcome = try await withThrowingTaskGroup(of: LivePrinter.Outcome?.self) { group in
@@ -318,14 +322,18 @@ final class LivePrinter: Sendable {
             }
             guard let item = transcript.apply(event), !json else { continue }
             switch event.kind {
-            case .transcriptionDelta:
+            case .transcriptionDelta, .transcriptionInterim:
                 let text = item.text.trimmingCharacters(in: .whitespaces)
                 if terminal {
-                    let shown = text.count > 100 ? "…" + text.suffix(99) : text
-                    Swift.print("\r\u{1B}[K… \(shown)", terminator: "")
+                    // The stable words, then the interim ones dimmed (SGR 2), the line's last 100 characters.
+                    let interim = item.interim.isEmpty ? "" : (text.isEmpty ? "" : " ") + item.interim
+                    let cut = max(0, text.count + interim.count - 99)
+                    let stable = cut > 0 ? "…" + text.dropFirst(min(cut, text.count)) : text
+                    let dim = cut > text.count ? "…" + interim.dropFirst(cut - text.count) : interim
+                    Swift.print("\r\u{1B}[K… \(stable)\u{1B}[2m\(dim)\u{1B}[0m", terminator: "")
                     fflush(nil)
                     partialShown = true
-                } else {
+                } else if case .transcriptionDelta = event.kind {
                     Swift.print("… \(text)")
                 }
             case .transcriptionCompleted:

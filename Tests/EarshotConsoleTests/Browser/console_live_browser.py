@@ -33,6 +33,16 @@ class LiveConsole(Console):
 
         self.step = "speak"
         self.find("#live-language option[value='en']").click()
+        # Interim text (the words not yet stable, greyed after the stable ones) is replaced as the speaker goes on:
+        # record every one the page shows.
+        self.driver.execute_script("""
+            window.interimSeen = [];
+            new MutationObserver(() => {
+              for (const span of document.querySelectorAll('#live-items .interim')) {
+                if (span.textContent.trim()) window.interimSeen.push(span.textContent.trim());
+              }
+            }).observe(document.querySelector('#live-items'), { childList: true, subtree: true, characterData: true });
+        """)
         start.click()
         self.wait(lambda: self.text("#live-state") == "Listening.", "listening", 60)
         # The clip ends "... ask what you can do for your country."; its last turn settles after the pause that
@@ -42,7 +52,11 @@ class LiveConsole(Console):
         finals = self.finals()
         times = [element.text for element in self.driver.find_elements(By.CSS_SELECTOR, "#live-items li.final .time")]
         assert all(t and ":" in t for t in times), times
-        self.report(finals=finals, times=times)
+        interim = self.driver.execute_script("return window.interimSeen")
+        assert interim, "no interim text was shown while the clip was spoken"
+        assert not any(e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#live-items li.final .interim")), \
+            "a final line still shows interim text"
+        self.report(finals=finals, times=times, interim=interim[:5])
         self.shots("live")
 
         self.step = "stop"

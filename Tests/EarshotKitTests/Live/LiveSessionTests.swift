@@ -80,14 +80,18 @@ struct LiveSessionTests {
 
             let session = try await LiveSession.connect(
                 client: client,
-                settings: .init(model: "gpt-4o-transcribe", language: "en", serverVAD: .init(silenceDurationMs: 700)))
+                settings: .init(
+                    model: "gpt-4o-transcribe", language: "en", serverVAD: .init(silenceDurationMs: 700),
+                    interim: true))
             let recordID = try #require(session.recordID)
             #expect(recordID.hasPrefix("rec"))
             #expect(session.info?.serverVAD == LiveSession.ServerVAD(silenceDurationMs: 700))
             #expect(session.info?.model == "gpt-4o-transcribe" && session.info?.sessionID?.hasPrefix("sess") == true)
             #expect(session.info?.sampleRate == 24_000)
             async let collected = Self.collect(session.events)
-            try await Self.stream(audio, rate: 24_000, speed: 4, to: session)
+            // At the pace it is spoken: faster, the engine has no idle moment for partial decodes, so there would be
+            // no interim text to check.
+            try await Self.stream(audio, rate: 24_000, speed: 1, to: session)
             let settled = await session.finish(timeout: 420)
             let events = await collected
             #expect(settled, "\(events)")
@@ -111,6 +115,17 @@ struct LiveSessionTests {
             let firstFinal = try #require(
                 events.firstIndex { if case .transcriptionCompleted = $0.kind { true } else { false } }, "\(events)")
             #expect(firstDelta < firstFinal)
+            // Interim text (asked for): before its item's final, and none after it.
+            let interims = events.enumerated().compactMap { index, event -> (Int, String)? in
+                if case .transcriptionInterim(let item, _) = event.kind { (index, item) } else { nil }
+            }
+            #expect(!interims.isEmpty, "\(events)")
+            for (index, item) in interims {
+                let final = events.firstIndex {
+                    if case .transcriptionCompleted(item, _) = $0.kind { true } else { false }
+                }
+                #expect(final.map { index < $0 } ?? false, "interim \(index) of \(item) after its final")
+            }
 
             // The transcript helper shows each item partial, then final.
             var transcript = LiveTranscript()
@@ -120,6 +135,7 @@ struct LiveSessionTests {
             }
             #expect(sawPartial)
             #expect(!transcript.items.isEmpty && transcript.items.allSatisfy(\.isFinal), "\(transcript.items)")
+            #expect(transcript.items.allSatisfy { $0.interim.isEmpty })
             #expect(transcript.items.allSatisfy { $0.failure == nil })
             let wer = Self.wer(offline, transcript.finalText)
             #expect(wer <= 0.1, "streamed \(transcript.finalText) vs offline \(offline): WER \(wer)")

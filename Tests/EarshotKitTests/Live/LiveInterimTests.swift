@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@testable import EarshotKit
+
+/// Interim text in the SDK: the `include` its `session.update` sends, the typed event, and what `LiveTranscript`
+/// keeps (the server's side is `InterimTextTests`; the end-to-end run is `RealtimeTranscriptionTests`).
+@Suite struct LiveInterimTests {
+    @Test func settingsAskForInterimTextOnlyWhenTold() throws {
+        for (interim, expected) in [(true, ["item.input_audio_transcription.interim"]), (false, nil)] {
+            let update = LiveSession.update(.init(interim: interim), eventID: "evt_1")
+            let session = try #require(update["session"] as? [String: Any])
+            #expect(session["include"] as? [String] == expected)
+            #expect(interim || session["include"] is NSNull)
+        }
+        let dialogue = LiveSession.update(
+            .init(dialogue: [.init(language: "en"), .init(language: "fr")], interim: true), eventID: "evt_2")
+        #expect(
+            (dialogue["session"] as? [String: Any])?["include"] as? [String] == [
+                "item.input_audio_transcription.interim"
+            ])
+    }
+
+    @Test func interimTextIsKeptAfterTheDeltasUntilTheFinal() throws {
+        let lines = [
+            #"{"type":"conversation.item.input_audio_transcription.interim","item_id":"i1","content_index":0,"text":"Had he"}"#,
+            #"{"type":"conversation.item.input_audio_transcription.delta","item_id":"i1","content_index":0,"delta":"Had he"}"#,
+            #"{"type":"conversation.item.input_audio_transcription.interim","item_id":"i1","content_index":0,"text":"married a"}"#,
+            #"{"type":"conversation.item.input_audio_transcription.completed","item_id":"i1","content_index":0,"transcript":"Had he married a more amiable woman."}"#,
+        ]
+        let events = try lines.map { try #require(LiveEvent.parse($0)) }
+        #expect(events[0].kind == .transcriptionInterim(itemID: "i1", text: "Had he"))
+        #expect(events.map(\.itemID) == ["i1", "i1", "i1", "i1"])
+        var transcript = LiveTranscript()
+        var seen: [String] = []
+        for event in events {
+            if let item = transcript.apply(event) { seen.append("\(item.text)|\(item.interim)") }
+        }
+        #expect(seen == ["|Had he", "Had he|Had he", "Had he|married a", "Had he married a more amiable woman.|"])
+        // A late interim of a finished item changes nothing.
+        let late = try #require(LiveEvent.parse(lines[2]))
+        #expect(transcript.apply(late)?.interim == "")
+    }
+}
