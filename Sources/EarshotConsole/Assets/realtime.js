@@ -148,6 +148,21 @@ export function itemRows(items, sides = null) {
   return { row, part: (item, name) => row(item).querySelector('.' + name) };
 }
 
+/** What is left of an item's interim text once `delta` became stable (EarshotKit's `LiveTranscript.interim`). */
+export function withoutStable(interim, delta) {
+  const key = (word) => word.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const stable = delta.split(/\s+/).map(key).filter((word) => word);
+  const words = interim.split(/\s+/).filter((word) => word);
+  let matched = 0;
+  let index = 0;
+  while (matched < stable.length && index < words.length
+    && (!key(words[index]) || key(words[index]) === stable[matched])) {
+    if (key(words[index])) matched++;
+    index++;
+  }
+  return matched === 0 ? interim : words.slice(index).join(' ');
+}
+
 /**
  * Applies a session or transcription event to `current` (`recordID`, `synced`, `speaking`, `pending`: the items
  * not settled yet) and to `rows`; false for events it does not know. An item is settled at its final text, or, when
@@ -173,9 +188,14 @@ export function applyEvent(rows, current, event) {
       current.pending.add(item);
       row(item, event.channel).classList.remove('speaking');
       return true;
-    case 'conversation.item.input_audio_transcription.delta':
+    case 'conversation.item.input_audio_transcription.delta': {
       part(item, 'partial').textContent += event.delta ?? '';
+      // The delta's words were the start of the interim text: they move, they are not shown twice.
+      const interim = part(item, 'interim');
+      const left = withoutStable(interim.textContent.trim(), event.delta ?? '');
+      interim.textContent = left ? ' ' + left : '';
       return true;
+    }
     case 'conversation.item.input_audio_transcription.interim': {
       const text = event.text ?? '';
       part(item, 'interim').textContent = text && part(item, 'partial').textContent ? ' ' + text : text;

@@ -72,7 +72,11 @@ public struct LiveTranscript: Sendable, Equatable {
         case .committed(let id, _):
             return change(id) { _ in }
         case .transcriptionDelta(let id, let delta):
-            return change(id) { item in if !item.isFinal { item.text += delta } }
+            return change(id) { item in
+                guard !item.isFinal else { return }
+                item.text += delta
+                item.interim = Self.interim(item.interim, after: delta)
+            }
         case .transcriptionInterim(let id, let text):
             return change(id) { item in if !item.isFinal { item.interim = text } }
         case .transcriptionCompleted(let id, let transcript):
@@ -104,6 +108,21 @@ public struct LiveTranscript: Sendable, Equatable {
         default:
             return nil
         }
+    }
+
+    /// What is left of `interim` once `delta` became stable: its first words, when they are the delta's (compared
+    /// without case and punctuation), have moved into the item's text. The server sends the decode's new interim
+    /// text right after, so a caption neither shows those words twice nor drops the rest in between.
+    static func interim(_ interim: String, after delta: String) -> String {
+        func key(_ word: Substring) -> String { String(word.lowercased().filter { $0.isLetter || $0.isNumber }) }
+        let stable = delta.split(whereSeparator: \.isWhitespace).map(key).filter { !$0.isEmpty }
+        var words = interim.split(whereSeparator: \.isWhitespace)[...]
+        var matched = 0
+        while matched < stable.count, let first = words.first, key(first).isEmpty || key(first) == stable[matched] {
+            if !key(first).isEmpty { matched += 1 }
+            words = words.dropFirst()
+        }
+        return matched == 0 ? interim : words.joined(separator: " ")
     }
 
     private mutating func change(_ id: String, _ body: (inout Item) -> Void) -> Item? {

@@ -21,6 +21,15 @@ import Testing
             ])
     }
 
+    @Test func aDeltasWordsLeaveTheInterimText() {
+        #expect(LiveTranscript.interim("Had he married a", after: " had, he") == "married a")
+        #expect(LiveTranscript.interim("married a more", after: " married") == "a more")
+        #expect(LiveTranscript.interim("— married a more", after: " married a more") == "")
+        // Interim text that does not begin with the delta's words is left for the next interim event to replace.
+        #expect(LiveTranscript.interim("a more", after: " married") == "a more")
+        #expect(LiveTranscript.interim("", after: " married") == "")
+    }
+
     @Test func interimTextIsKeptAfterTheDeltasUntilTheFinal() throws {
         let lines = [
             #"{"type":"conversation.item.input_audio_transcription.interim","item_id":"i1","content_index":0,"text":"Had he"}"#,
@@ -36,7 +45,8 @@ import Testing
         for event in events {
             if let item = transcript.apply(event) { seen.append("\(item.text)|\(item.interim)") }
         }
-        #expect(seen == ["|Had he", "Had he|Had he", "Had he|married a", "Had he married a more amiable woman.|"])
+        // The delta's words leave the interim text as they become stable.
+        #expect(seen == ["|Had he", "Had he|", "Had he|married a", "Had he married a more amiable woman.|"])
         // A late interim of a finished item changes nothing.
         let late = try #require(LiveEvent.parse(lines[2]))
         #expect(transcript.apply(late)?.interim == "")
