@@ -44,6 +44,20 @@ import Testing
         let record = try #require(lines.last, "\(run.stdout)")
         #expect(record.hasPrefix("record rec"), "\(run.stdout)")
 
+        // On a terminal (script(1) gives it one), at the pace it is spoken: the progress line shows the words not yet
+        // stable dimmed (interim text, asked for only there), and the finals and the record follow as before.
+        if let script = TestEnvironment.executable(named: "script") {
+            var terminal = Program(script, inheritance: .allExcept(prefix: "EARSHOT_"))
+            terminal.environment = Program.earshot.environment.merging(["EARSHOT_TOKEN": token]) { $1 }
+            let command = [Program.earshot.executable.path, "live", mp3, "--server", stack.base, "--language", "en"]
+                .map { "'\($0)'" }.joined(separator: " ")
+            let shown = try await terminal.run(["-q", "-e", "-c", command, "/dev/null"], timeout: .seconds(600))
+            #expect(shown.status == 0, "\(shown)")
+            let dimmed = shown.stdout.ranges(of: #/\x1B\[2m[^\x1B]*[A-Za-z][^\x1B]*\x1B\[0m/#)
+            #expect(!dimmed.isEmpty, "no interim text on the progress line: \(shown.stdout.debugDescription)")
+            #expect(shown.stdout.contains("record rec"), "\(shown.stdout.debugDescription)")
+        }
+
         // --manual --json: the server's events, one JSON object a line, ending with the close.
         let json = try await Program.earshot.run(
             ["live", mp3, "--speed", "max", "--manual", "--json", "--server", stack.base, "--token", token],

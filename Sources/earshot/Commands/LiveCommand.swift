@@ -325,12 +325,7 @@ final class LivePrinter: Sendable {
             case .transcriptionDelta, .transcriptionInterim:
                 let text = item.text.trimmingCharacters(in: .whitespaces)
                 if terminal {
-                    // The stable words, then the interim ones dimmed (SGR 2), the line's last 100 characters.
-                    let interim = item.interim.isEmpty ? "" : (text.isEmpty ? "" : " ") + item.interim
-                    let cut = max(0, text.count + interim.count - 99)
-                    let stable = cut > 0 ? "…" + text.dropFirst(min(cut, text.count)) : text
-                    let dim = cut > text.count ? "…" + interim.dropFirst(cut - text.count) : interim
-                    Swift.print("\r\u{1B}[K… \(stable)\u{1B}[2m\(dim)\u{1B}[0m", terminator: "")
+                    Swift.print("\r\u{1B}[K" + Self.progressLine(stable: text, interim: item.interim), terminator: "")
                     fflush(nil)
                     partialShown = true
                 } else if case .transcriptionDelta = event.kind {
@@ -383,6 +378,17 @@ final class LivePrinter: Sendable {
     }
 
     /// `MM:SS.s`.
+    /// A terminal's line for an item still being spoken: its stable words, then its interim words dimmed (SGR 2),
+    /// at most `width` characters of them, the last ones (an ellipsis marks the cut).
+    static func progressLine(stable: String, interim: String, width: Int = 100) -> String {
+        let interim = interim.isEmpty || stable.isEmpty ? interim : " " + interim
+        let excess = stable.count + interim.count - width
+        let cut = excess > 0 ? excess + 1 : 0
+        let kept = (cut > 0 ? "…" : "") + stable.dropFirst(min(cut, stable.count))
+        let dim = interim.dropFirst(max(0, cut - stable.count))
+        return "… " + kept + (dim.isEmpty ? "" : "\u{1B}[2m\(dim)\u{1B}[0m")
+    }
+
     static func clock(_ milliseconds: Int) -> String {
         let tenths = max(0, milliseconds) / 100
         return String(format: "%02d:%02d.%d", tenths / 600, tenths / 10 % 60, tenths % 10)
