@@ -19,7 +19,8 @@ enum LiveCommand: Command {
             Decodes FILE (any format earshot transcribe reads), resamples it to 24 kHz PCM16 and sends it to \
             GET /v1/realtime in 100 ms chunks at real-time pace (--speed 4: four times faster; --speed max: as fast \
             as the connection goes). Server VAD ends turns at pauses (--silence: how long; --manual: one commit at the end). Partials are \
-            printed as they change (the current line is rewritten on a terminal; plain '… text' lines otherwise), \
+            printed as they change (on a terminal the current line is rewritten, the words not yet stable dimmed \
+            after the stable ones; plain '… text' lines of stable words otherwise), \
             finals as they settle with their times on the session's audio clock, '[start → end] text', translations \
             (--translate-to) as '  → text'. At the end it waits for the last finals (--timeout), closes the session \
             and prints 'record <id>': the session is a record on the server. --json prints every server event as \
