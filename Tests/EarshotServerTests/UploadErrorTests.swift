@@ -84,7 +84,7 @@ import Testing
             let key = try await platform.signingKey(.url)
             let path = "/open/partner/files/upload/parts/\(plan.uploadID)/1"
             let past = Int64(Date().timeIntervalSince1970) - 10
-            let mac = URLSigner.mac(method: .put, path: path, expires: past, kid: key.kid, secret: key.secret)
+            let mac = URLSigner.mac(method: .put, path: path, expires: past, kid: key.kid, key: key.signer)
             let expired = try await platform.send(
                 "PUT", "\(platform.base.absoluteString)\(path)?expires=\(past)&key=\(key.kid)&signature=\(mac)",
                 body: chunk)
@@ -239,7 +239,7 @@ import Testing
             let key = try await platform.signingKey(.url)
             let path = "/open/partner/files/\(done.fileID)/download"
             let past = Int64(Date().timeIntervalSince1970) - 1
-            let mac = URLSigner.mac(method: .get, path: path, expires: past, kid: key.kid, secret: key.secret)
+            let mac = URLSigner.mac(method: .get, path: path, expires: past, kid: key.kid, key: key.signer)
             let expired = try await platform.send(
                 "GET", "\(platform.base.absoluteString)\(path)?expires=\(past)&key=\(key.kid)&signature=\(mac)")
             #expect(expired.status == 403)

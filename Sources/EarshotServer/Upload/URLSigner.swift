@@ -44,7 +44,7 @@ struct URLSigner: Sendable {
         let key = try await keyring.current(.url)
         let expires = Int64(now().timeIntervalSince1970.rounded(.down)) + lifetime.components.seconds
         let mac = Self.mac(
-            method: method, path: path, expires: expires, kid: key.kid, issuer: issuer, secret: key.secret)
+            method: method, path: path, expires: expires, kid: key.kid, issuer: issuer, key: key.signer)
         return "expires=\(expires)&key=\(key.kid)&tenant=\(issuer.partnerID)&gen=\(issuer.generation)&signature=\(mac)"
     }
 
@@ -67,7 +67,7 @@ struct URLSigner: Sendable {
             throw tampered
         }
         let expected = Self.mac(
-            method: method, path: path, expires: expires, kid: kid, issuer: issuer, secret: key.secret)
+            method: method, path: path, expires: expires, kid: kid, issuer: issuer, key: key.signer)
         guard let given = Base64URL.decode(signature), let wanted = Base64URL.decode(expected),
             ConstantTime.equals(given, wanted)
         else { throw tampered }
@@ -87,12 +87,13 @@ struct URLSigner: Sendable {
         }
     }
 
-    /// The signature; without an `issuer`, the form of URLs issued before issuers were signed.
+    /// The signature, with the key's prepared HMAC (as tokens are signed); without an `issuer`, the form of URLs
+    /// issued before issuers were signed.
     static func mac(
-        method: HTTPMethod, path: String, expires: Int64, kid: String, issuer: Issuer? = nil, secret: [UInt8]
+        method: HTTPMethod, path: String, expires: Int64, kid: String, issuer: Issuer? = nil, key: HMAC.PreparedKey
     ) -> String {
         var canonical = "\(method.rawValue)\n\(path)\n\(expires)\n\(kid)"
         if let issuer { canonical += "\n\(issuer.partnerID)\n\(issuer.generation)" }
-        return Base64URL.encode(HMAC.authenticationCode(.sha256, key: secret, message: Array(canonical.utf8)).bytes)
+        return Base64URL.encode(key.authenticationCode(Array(canonical.utf8)).bytes)
     }
 }
