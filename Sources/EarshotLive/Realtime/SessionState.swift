@@ -586,18 +586,12 @@ struct SessionState {
     /// Whether `include` (an array of strings, or null) asks for interim text; throws for a value it does not know.
     static func interim(_ include: JSONValue) throws -> Bool {
         if include.isNull { return false }
-        guard case .array(let values) = include else {
-            throw RealtimeError(
-                code: "invalid_value", message: "`include` must be an array of strings, or null",
-                param: "session.include")
-        }
+        let notStrings = RealtimeError(
+            code: "invalid_value", message: "`include` must be an array of strings, or null", param: "session.include")
+        guard case .array(let values) = include else { throw notStrings }
         var interim = false
         for value in values {
-            guard let name = value.string else {
-                throw RealtimeError(
-                    code: "invalid_value", message: "`include` must be an array of strings, or null",
-                    param: "session.include")
-            }
+            guard let name = value.string else { throw notStrings }
             if name == interimInclude {
                 interim = true
             } else if !ignoredIncludes.contains(name) {

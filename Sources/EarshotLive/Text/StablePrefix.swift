@@ -56,14 +56,8 @@ public struct StablePrefix: Sendable {
             pending = []
         }
         if shown.isEmpty { return final.words.joined(separator: " ") }
-        if final.tokens.starts(with: shownTokens) {
-            guard final.tokens.count > shownTokens.count else { return "" }
-            if let rest = final.words(from: shownTokens.count, upTo: final.tokens.count) {
-                return Self.delta(appending: final.words[rest.lowerBound...], to: shown)
-            }
-        }
-        guard final.words.count > shown.count else { return "" }
-        return Self.delta(appending: final.words[shown.count...], to: shown)
+        let rest = final.words(after: shown, shownTokens)
+        return rest.isEmpty ? "" : Self.delta(appending: rest[...], to: shown)
     }
 
     private static func delta(appending words: ArraySlice<String>, to shown: [String]) -> String {

@@ -378,7 +378,6 @@ final class LivePrinter: Sendable {
         partialShown = false
     }
 
-    /// `MM:SS.s`.
     /// A terminal's line for an item still being spoken: its stable words, then its interim words dimmed (SGR 2),
     /// at most `width` characters of them, the last ones (an ellipsis marks the cut).
     static func progressLine(stable: String, interim: String, width: Int = 100) -> String {
@@ -390,6 +389,7 @@ final class LivePrinter: Sendable {
         return "… " + kept + (dim.isEmpty ? "" : "\u{1B}[2m\(dim)\u{1B}[0m")
     }
 
+    /// `MM:SS.s`.
     static func clock(_ milliseconds: Int) -> String {
         let tenths = max(0, milliseconds) / 100
         return String(format: "%02d:%02d.%d", tenths / 600, tenths / 10 % 60, tenths % 10)
