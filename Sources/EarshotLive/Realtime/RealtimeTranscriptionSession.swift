@@ -19,7 +19,8 @@ import Synchronization
 /// client commits. Each committed utterance is decoded once more in full, in commit order; while a turn is still being
 /// spoken the growing audio is re-decoded every ``Configuration/partialInterval`` and the words two successive
 /// decodes agree on are sent as deltas at once (``StablePrefix``, LocalAgreement-2), never taken back; the final
-/// decode then adds the rest and `completed` carries the whole text. A commit cancels the session's partial decode
+/// decode (with `final_window_ms`, of the item after the same side's previous items: ``Said``) then adds the rest
+/// and `completed` carries the whole text. A commit cancels the session's partial decode
 /// still running, so the final does not wait behind a preview. Bad input gets an `error` event and the session goes
 /// on.
 ///
@@ -59,6 +60,11 @@ public struct RealtimeTranscriptionSession: Sendable {
         /// engine is idle (``LiveDecode/early``; nil: only once committed). The final is then ready, or nearly,
         /// when the silence reaches `silence_duration_ms`; if speech resumes the early decode is dropped.
         public var earlyFinal: Duration? = .milliseconds(200)
+        /// A session's `final_window_ms` before the client sets it: how much audio a final decode hears, the item
+        /// after the same side's previous items (``Said``; nil: each item alone, the default). A 10 s window brings
+        /// the streamed WER to the offline one and costs about 0.5 s of decoding per final on a 2-core machine
+        /// (docs/live.md, "Audio context").
+        public var finalWindow: Duration?
         /// Settings before the client's first update.
         public var transcription = TranscriptionSettings()
         public var turnDetection: TurnDetector.Settings? = TurnDetector.Settings()
@@ -138,8 +144,8 @@ public struct RealtimeTranscriptionSession: Sendable {
                             recognition = ahead
                         } else {
                             recognition =
-                                try await recognizer.transcribe(
-                                    utterance.samples, settings: said.conditioning(utterance), as: .final)
+                                try await Self.finalRecognition(
+                                    of: utterance, said: said, recognizer: recognizer, as: .final)
                                 ?? Recognition(text: "")
                         }
                         said.record(recognition.text, of: utterance)
@@ -215,9 +221,9 @@ public struct RealtimeTranscriptionSession: Sendable {
                         // conditioned on is complete); it replaces a preview still decoding.
                         guard finalsDue.isZero else { break }
                         partials.cancel()
-                        let settings = said.conditioning(utterance)
                         let decode = early.start(utterance) {
-                            try? await recognizer.transcribe(utterance.samples, settings: settings, as: .early)
+                            try? await Self.finalRecognition(
+                                of: utterance, said: said, recognizer: recognizer, as: .early)
                         }
                         group.addTask { await Self.follow(decode) }
                     }
@@ -368,24 +374,6 @@ public struct RealtimeTranscriptionSession: Sendable {
         }
     }
 
-    /// What each side said last: a final decode is conditioned on it, as Whisper's own long-form decoding conditions
-    /// each window on the one before, so a short turn ("ask not") is heard in context.
-    final class Said: Sendable {
-        private let last = Mutex<[Int: String]>([:])
-
-        /// `utterance`'s settings with the prompt of its final decode.
-        func conditioning(_ utterance: Utterance) -> TranscriptionSettings {
-            var settings = utterance.settings
-            settings.prompt = RealtimeTranscriptionSession.prompt(
-                settings.prompt, after: last.withLock { $0[utterance.channel ?? 0] })
-            return settings
-        }
-
-        func record(_ text: String, of utterance: Utterance) {
-            last.withLock { $0[utterance.channel ?? 0] = text }
-        }
-    }
-
     /// The session's early final (``LiveDecode/early``): at most one at a time. The commit of the same audio takes its
     /// result; a newer one, or a commit of other audio, cancels it.
     final class EarlyFinal: Sendable {
@@ -486,6 +474,9 @@ public struct RealtimeTranscriptionSession: Sendable {
         var outputFormat = LiveAudioFormat.pcm16(rate: 24_000)
         /// Whether the client asked for interim text (``RealtimeEvents/interim(item:text:channel:)``).
         var interim = false
+        /// How long its final decode's window is, in 16 kHz samples (`final_window_ms`): the item after the same
+        /// side's previous items (``Said``); 0 decodes it alone.
+        var finalWindow = 0
     }
 }
 

@@ -29,6 +29,9 @@ struct SessionState {
     var translateTo: String?
     /// `include` names ``interimInclude``: interim text follows each partial decode.
     var interim = false
+    /// `final_window_ms` (Earshot's): how long a final decode's window is, the item after the same side's previous
+    /// items (``RealtimeTranscriptionSession/Said``); 0 decodes each item alone.
+    var finalWindowMs: Int
     /// What appends carry (``LiveAudioFormat``).
     var inputFormat: LiveAudioFormat
     /// The rate of the PCM16 the input decodes to (and the recording holds).
@@ -69,6 +72,7 @@ struct SessionState {
         self.translator = translator
         self.speaker = speaker
         transcription = configuration.transcription
+        finalWindowMs = Int((configuration.finalWindow ?? .zero) / .milliseconds(1))
         turnSettings = configuration.turnDetection
         inputFormat = .pcm16(rate: configuration.inputRate)
         turns = Self.turns(turnSettings, detector: detector, splitting: configuration.turnSplitting)
@@ -107,6 +111,19 @@ struct SessionState {
         ]
     }
 
+    /// A `final_window_ms` value: whole milliseconds from 0 to Whisper's one-window limit (null: 0).
+    static func finalWindow(_ value: JSONValue, param: String) throws -> Int {
+        if value.isNull { return 0 }
+        let limit = RealtimeTranscriptionSession.Said.decodeLimit / 16
+        guard let number = value.number, number >= 0, number <= Double(limit), number == number.rounded() else {
+            throw RealtimeError(
+                code: "invalid_value",
+                message: "final_window_ms must be whole milliseconds from 0 (each item decoded alone) to \(limit)",
+                param: param)
+        }
+        return Int(number)
+    }
+
     /// The session's `include`: what it adds to OpenAI's events (null when nothing).
     private var includeJSON: JSONValue { interim ? .array([.string(Self.interimInclude)]) : .null }
 
@@ -122,6 +139,7 @@ struct SessionState {
             "language": transcription.language.map(JSONValue.string) ?? .null,
             "prompt": .string(transcription.prompt ?? ""),
             "translate_to": translateTo.map(JSONValue.string) ?? .null,
+            "final_window_ms": .number(Double(finalWindowMs)),
         ]
         let turnJSON: JSONValue =
             turnSettings.map { settings in
@@ -232,6 +250,7 @@ struct SessionState {
         var newTranscription = transcription
         var newTurns = turnSettings
         var newTranslateTo = translateTo
+        var newFinalWindowMs = finalWindowMs
         if let format = input?["format"] {
             newInput = try LiveAudioFormat.named(
                 format["type"]?.string ?? format.string ?? "", rate: try format["rate"]?.number.map(Self.rate),
@@ -285,6 +304,12 @@ struct SessionState {
             }
             if let target = settings["translate_to"] {
                 newTranslateTo = target.string.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+            }
+            if let window = settings["final_window_ms"] {
+                newFinalWindowMs = try Self.finalWindow(
+                    window,
+                    param: (input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription")
+                        + ".final_window_ms")
             }
         }
         var newInterim = interim
@@ -367,6 +392,7 @@ struct SessionState {
         }
         transcription = newTranscription
         translateTo = newTranslateTo
+        finalWindowMs = newFinalWindowMs
         interim = newInterim
         channels = newChannels
         outputFormat = newOutput
@@ -621,6 +647,7 @@ struct SessionState {
             for key in ["model", "language", "prompt", "translate_to"] {
                 try check(settings?[key], "\(name).\(key)", ["string", "null"])
             }
+            try check(settings?["final_window_ms"], "\(name).final_window_ms", ["number", "null"])
         }
         for (name, turn) in [
             ("audio.input.turn_detection", input?["turn_detection"]), ("turn_detection", session["turn_detection"]),
@@ -668,7 +695,7 @@ struct SessionState {
         var utterance = RealtimeTranscriptionSession.Utterance(
             itemID: item, samples: Array(buffer[from..<to]), settings: spokenSettings,
             start: bufferStart + from, translateTo: translateTo, channel: activeChannel,
-            outputFormat: outputFormat, interim: interim)
+            outputFormat: outputFormat, interim: interim, finalWindow: finalWindowMs * 16)
         if isDialogue, let channel = activeChannel, let channels {
             let listener = channels[1 - channel]
             utterance.translateTo = listener.language

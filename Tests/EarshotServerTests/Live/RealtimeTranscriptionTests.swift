@@ -39,7 +39,8 @@ struct RealtimeTranscriptionTests {
                 created = json.loads(await ws.recv())
                 await ws.send(json.dumps({"type": "transcription_session.update", "session": {
                     "input_audio_format": "pcm16",
-                    "input_audio_transcription": {"model": "gpt-4o-transcribe", "language": "en"},
+                    "input_audio_transcription": {"model": "gpt-4o-transcribe", "language": "en",
+                                                  "final_window_ms": 10000},
                     "turn_detection": {"type": "server_vad", "threshold": 0.5, "prefix_padding_ms": 300,
                                        "silence_duration_ms": 700}}}))
                 updated = json.loads(await ws.recv())
@@ -161,7 +162,25 @@ struct RealtimeTranscriptionTests {
                 let firstDelta = vad.firstIndex { $0["item_id"] as? String == id && ($0["type"] as? String ?? "").hasSuffix(".delta") }
                 let done = vad.firstIndex { $0["item_id"] as? String == id && ($0["type"] as? String ?? "").hasSuffix(".completed") }
                 if let firstDelta, let done { #expect(firstDelta < done) }
+                // Its words are timed inside its own audio (with final_window_ms a final after the first hears
+                // the items before it too; none of their words, nor their times, may leak into it).
+                let started = vad.first {
+                    $0["item_id"] as? String == id && $0["type"] as? String == "input_audio_buffer.speech_started"
+                }?["audio_start_ms"] as? Double
+                let stopped = vad.first {
+                    $0["item_id"] as? String == id && $0["type"] as? String == "input_audio_buffer.speech_stopped"
+                }?["audio_end_ms"] as? Double
+                if let started, let stopped {
+                    for word in item["words"] as? [[String: Any]] ?? [] {
+                        let start = word["start_ms"] as? Double ?? -1
+                        #expect(
+                            start >= started - 500 && start <= stopped + 500, "\(word) outside \(started)–\(stopped)")
+                    }
+                }
             }
+            #expect(completed.count >= 2, "JFK's phrases are items of their own, so later ones had context")
+            let updated = try #require(vad.dropFirst().first?["session"] as? [String: Any])
+            #expect((updated["input_audio_transcription"] as? [String: Any])?["final_window_ms"] as? Double == 10_000)
 
             // Manual commit at 16 kHz; errors keep the session alive.
             let manual = try #require(out["manual"] as? [String: Any])
