@@ -123,8 +123,9 @@ import Testing
         #expect(extra.stderr.contains("no partner file in \(root.path)/a for: call"), "\(extra.stderr)")
     }
 
-    /// `--live`: the clips replayed through the in-process live session at 8× real time; the report holds the
-    /// streamed and the offline WER of the same files and the latencies, and they are sane.
+    /// `--live`: the clips replayed through the in-process live session at 8× real time, each final decoded after
+    /// the items before it (`--final-window-ms`); the report holds the streamed and the offline WER of the same
+    /// files and the latencies, and they are sane.
     @Test(.enabled(if: ready, "needs the setup's models and test audio (make setup)"))
     func liveReplayReportsStreamedNextToOfflineWERWithLatencies() async throws {
         let root = try makeSet()
@@ -134,7 +135,7 @@ import Testing
         let result = try await Program.earshot.run(
             [
                 "eval", "--audio", root.path + "/audio", "--refs", root.path + "/refs", "--live", "--speed", "8",
-                "--report", report, "--json", json,
+                "--final-window-ms", "10000", "--report", report, "--json", json,
             ], timeout: .seconds(600))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("jfk  WER "))
@@ -174,6 +175,7 @@ import Testing
         #expect(html.contains("id=\"kpi-offline-wer\""))
         #expect(html.contains("id=\"kpi-final-p95\""))
         #expect(html.contains("8.0× real time"))
+        #expect(html.contains("final_window_ms 10000"), "the replay's settings name the window")
         #expect(html.contains("Earshot live perfusion report"))
     }
 
@@ -188,7 +190,16 @@ import Testing
         let alone = try await Program.earshot.run(
             ["eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--speed", "4"])
         #expect(alone.status == 64, "\(alone)")
-        #expect(alone.stderr.contains("--speed paces the --live replay; add --live"), "\(alone.stderr)")
+        #expect(alone.stderr.contains("--speed and --final-window-ms are for the --live replay"), "\(alone.stderr)")
+        let window = try await Program.earshot.run(
+            ["eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--live", "--final-window-ms", "30000"])
+        #expect(window.status == 64, "\(window)")
+        #expect(
+            window.stderr.contains("--final-window-ms must be whole milliseconds from 0 to 25000, not '30000'"),
+            "\(window.stderr)")
+        let windowAlone = try await Program.earshot.run(
+            ["eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--final-window-ms", "10000"])
+        #expect(windowAlone.status == 64, "\(windowAlone)")
         let server = try await Program.earshot.run(
             [
                 "eval", "--audio", "/nonexistent/a", "--refs", "/nonexistent/r", "--live", "--server",

@@ -22,7 +22,10 @@ import Testing
         let token = try await stack.partnerToken()
 
         let run = try await Program.earshot.run(
-            ["live", mp3, "--speed", "max", "--server", stack.base, "--language", "en", "--silence", "1200"],
+            [
+                "live", mp3, "--speed", "max", "--server", stack.base, "--language", "en", "--silence", "1200",
+                "--final-window-ms", "10000",
+            ],
             environment: ["EARSHOT_TOKEN": token], timeout: .seconds(600))
         #expect(run.status == 0, "\(run)\n\(stack.child.diagnostics)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -157,6 +160,7 @@ import Testing
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--speed", "fast"], "--speed must"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--timeout", "-1"], "--timeout must"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--silence", "5"], "--silence must"),
+            (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--final-window-ms", "-1"], "--final-window-ms must"),
             (["live", file, file, "--server", "http://127.0.0.1:1", "--token", "t"], "several turns with --dialogue"),
             (["live", file, "--server", "http://127.0.0.1:1", "--token", "t", "--languages", "en,es"], "--languages goes with --dialogue"),
             (["live", "--dialogue", file, "--server", "http://127.0.0.1:1", "--token", "t"], "--dialogue needs --languages"),

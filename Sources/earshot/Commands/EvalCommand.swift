@@ -36,6 +36,9 @@ enum EvalCommand: Command {
             .init("server", valueName: "URL", help: "Transcribe through a running Earshot server (with --token)."),
             .init("token", valueName: "TOKEN", help: "Partner access token for --server."),
             .init("speed", valueName: "N", help: "With --live: replay N times faster than real time (default 1)."),
+            .init(
+                "final-window-ms", valueName: "MS",
+                help: "With --live: the session's final_window_ms (final decodes hear earlier items; default 0)."),
         ] + EvalOutput.options,
         flags: [
             .init("live", help: "Also replay the files through the live path; report streamed vs offline WER.")
@@ -109,8 +112,9 @@ enum EvalCommand: Command {
         if arguments.flag("live") {
             return try await runLive(arguments, language: language, model: model, output: output)
         }
-        guard arguments.value("speed") == nil else {
-            throw ArgumentError(command: spec.name, "--speed paces the --live replay; add --live")
+        guard arguments.value("speed") == nil, arguments.value("final-window-ms") == nil else {
+            throw ArgumentError(
+                command: spec.name, "--speed and --final-window-ms are for the --live replay; add --live")
         }
         let recognizer: any Recognizer
         let conditions: TestConditions
@@ -211,6 +215,14 @@ enum EvalCommand: Command {
             }
             speed = value
         }
+        var finalWindowMs = 0
+        if let text = arguments.value("final-window-ms") {
+            guard let value = Int(text), (0...25_000).contains(value) else {
+                throw ArgumentError(
+                    command: spec.name, "--final-window-ms must be whole milliseconds from 0 to 25000, not '\(text)'")
+            }
+            finalWindowMs = value
+        }
         guard let audio = arguments.value("audio"), let refs = arguments.value("refs") else {
             throw ArgumentError(command: spec.name, "--audio DIR and --refs DIR are required")
         }
@@ -234,10 +246,12 @@ enum EvalCommand: Command {
             conditions: conditions)
         let replay = LiveReplayRecognizer(
             transcriber: transcriber, engine: engine, options: tuned,
-            settings: TranscriptionSettings(model: model, language: languageCode), speed: speed)
+            settings: TranscriptionSettings(model: model, language: languageCode), speed: speed,
+            finalWindow: .milliseconds(finalWindowMs))
         settings["live"] =
             "in-process RealtimeTranscriptionSession, server VAD (OpenAI defaults), 100 ms PCM16 appends at "
             + (speed == 1 ? "real-time pace" : "\(speed)x real time")
+            + (finalWindowMs > 0 ? ", final_window_ms \(finalWindowMs)" : "")
         var outcome = try await run.run(
             audio: audioDirectory, references: refsDirectory, recognizer: replay,
             conditions: TestConditions(

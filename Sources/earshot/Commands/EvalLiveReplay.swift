@@ -17,14 +17,17 @@ final class LiveReplayRecognizer: Recognizer {
     let recognizer: EngineLiveRecognizer
     let settings: TranscriptionSettings
     let speed: Double
+    /// The session's `final_window_ms`.
+    let finalWindow: Duration
     private let collected = Mutex<[LiveFigures.Utterance]>([])
 
     /// Replays through `engine` with `options` (the tier's settings, as the server's live sessions decode);
     /// `settings` are the session's transcription settings (model name and language).
     init(
         transcriber: FileTranscriber, engine: SpeechEngine, options: TranscriptionOptions,
-        settings: TranscriptionSettings, speed: Double
+        settings: TranscriptionSettings, speed: Double, finalWindow: Duration = .zero
     ) {
+        self.finalWindow = finalWindow
         self.transcriber = transcriber
         self.recognizer = EngineLiveRecognizer(engine: engine, options: options, model: settings.model)
         self.settings = settings
@@ -44,6 +47,7 @@ final class LiveReplayRecognizer: Recognizer {
         var configuration = RealtimeTranscriptionSession.Configuration()
         configuration.inputRate = 16_000
         configuration.transcription = settings
+        configuration.finalWindow = finalWindow
         let session = RealtimeTranscriptionSession(
             recognizer: recognizer, detector: try VoiceActivityStream(), configuration: configuration)
 
@@ -123,8 +127,13 @@ struct EngineLiveRecognizer: LiveRecognizer {
         var options = self.options
         if let language = settings.language { options.language = language }
         if let prompt = settings.prompt { options.initialPrompt = prompt }
+        // As the server's recogniser: finals and early finals with word times (a final's audio context is found by
+        // them).
+        options.wordTimestamps = decode.wordTimes
         let transcript = try await engine.transcript(of: samples, options: options)
-        return Recognition(text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language)
+        return Recognition(
+            text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language,
+            words: transcript.segments.flatMap(\.words))
     }
 
     /// Decodes running now.

@@ -39,6 +39,9 @@ enum LiveCommand: Command {
             .init("prompt", valueName: "TEXT", help: "Words and names to expect."),
             .init("translate-to", valueName: "LANG", help: "Also translate each final into LANG (ISO 639-1)."),
             .init("silence", valueName: "MS", help: "Server VAD: the pause that ends a turn (default 500)."),
+            .init(
+                "final-window-ms", valueName: "MS",
+                help: "Decode each final after the items before it, MS in all (10000: as offline; default 0)."),
             .init("timeout", valueName: "SECONDS", help: "Wait at most this long for the last finals (default 300)."),
             .init("languages", valueName: "A,B", help: "--dialogue: side 0's and side 1's languages (ISO 639-1)."),
             .init("voices", valueName: "A,B", help: "--dialogue: the voices speaking to side 0 and 1 (default alloy,nova)."),
@@ -184,11 +187,20 @@ enum LiveCommand: Command {
                 }
                 vad.silenceDurationMs = milliseconds
             }
+            var finalWindowMs: Int?
+            if let value = arguments.value("final-window-ms") {
+                guard let milliseconds = Int(value), (0...25_000).contains(milliseconds) else {
+                    throw ArgumentError(
+                        command: command, "--final-window-ms must be 0 to 25000 milliseconds, not '\(value)'")
+                }
+                finalWindowMs = milliseconds
+            }
             json = arguments.flag("json")
             settings = LiveSession.Settings(
                 model: arguments.value("model"), language: arguments.value("language"),
                 prompt: arguments.value("prompt"), translateTo: arguments.value("translate-to"),
-                serverVAD: arguments.flag("manual") ? nil : vad, inputFormat: .pcm16(sampleRate: 24_000))
+                serverVAD: arguments.flag("manual") ? nil : vad, inputFormat: .pcm16(sampleRate: 24_000),
+                finalWindowMs: finalWindowMs)
             let dialogueOnly = ["languages", "voices", "mute", "audio-out"].filter { arguments.value($0) != nil }
             guard dialogue else {
                 if let option = dialogueOnly.first {
