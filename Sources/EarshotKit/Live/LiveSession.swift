@@ -55,12 +55,16 @@ public final class LiveSession: Sendable {
         /// Ask for ``LiveEvent/Kind/transcriptionInterim(itemID:text:)`` events: the newest reading of the words
         /// not yet stable, about a second after they are spoken, to show after an item's deltas until replaced.
         public var interim: Bool
+        /// Earshot's `final_window_ms`: each final decode hears the item after the same side's previous items, up to
+        /// this many milliseconds together (at most 25000), and reads it as the offline pass would, for about half a
+        /// second more per final. Nil leaves the server's default (each item alone).
+        public var finalWindowMs: Int?
 
         public init(
             model: String? = nil, language: String? = nil, prompt: String? = nil, translateTo: String? = nil,
             serverVAD: ServerVAD? = ServerVAD(), inputFormat: AudioFormat = .pcm16(sampleRate: 24_000),
             dialogue: [DialogueChannel]? = nil, outputFormat: AudioFormat = .pcm16(sampleRate: 24_000),
-            interim: Bool = false
+            interim: Bool = false, finalWindowMs: Int? = nil
         ) {
             self.model = model
             self.language = language
@@ -71,6 +75,7 @@ public final class LiveSession: Sendable {
             self.dialogue = dialogue
             self.outputFormat = outputFormat
             self.interim = interim
+            self.finalWindowMs = finalWindowMs
         }
     }
 
@@ -494,6 +499,7 @@ public final class LiveSession: Sendable {
         if let language = settings.language { transcription["language"] = language }
         if let prompt = settings.prompt { transcription["prompt"] = prompt }
         transcription["translate_to"] = settings.translateTo ?? NSNull()
+        if let window = settings.finalWindowMs { transcription["final_window_ms"] = window }
         let turn: Any =
             settings.serverVAD.map { vad -> Any in
                 [

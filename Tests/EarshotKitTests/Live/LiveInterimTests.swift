@@ -21,6 +21,19 @@ import Testing
             ])
     }
 
+    @Test func settingsSendFinalWindowOnlyWhenSet() throws {
+        func transcription(_ settings: LiveSession.Settings) -> [String: Any]? {
+            let session = LiveSession.update(settings, eventID: "evt_1")["session"] as? [String: Any]
+            return ((session?["audio"] as? [String: Any])?["input"] as? [String: Any])?["transcription"]
+                as? [String: Any]
+        }
+        #expect(transcription(.init())?["final_window_ms"] == nil, "the server's default")
+        #expect(transcription(.init(finalWindowMs: 10_000))?["final_window_ms"] as? Int == 10_000)
+        #expect(
+            transcription(.init(dialogue: [.init(language: "en"), .init(language: "fr")], finalWindowMs: 8_000))?[
+                "final_window_ms"] as? Int == 8_000)
+    }
+
     @Test func aDeltasWordsLeaveTheInterimText() {
         #expect(LiveTranscript.interim("Had he married a", after: " had, he") == "married a")
         #expect(LiveTranscript.interim("married a more", after: " married") == "a more")
