@@ -195,9 +195,10 @@ import Testing
             let (_, _, token) = try await platform.newUser()
             let content = testContent(70_000)
             let plan = try await platform.plan(content.count, token: token)
+            // The part is stored (200 with its ETag). Whether its blob is still there by the time the test looks
+            // depends on the machine: the sweep may already have found the upload idle for a second.
             _ = try await platform.putPart(1, of: content, plan: plan)
             let prefix = "uploads/\(plan.uploadID)"
-            #expect(try await platform.blobFiles().contains { $0.hasPrefix(prefix) })
             // Idle for more than a second: the background sweep (every 250 ms here) deletes parts and rows.
             let deadline = ContinuousClock.now + .seconds(10)
             var listing = try await platform.send(
