@@ -143,7 +143,7 @@ public enum AudioFileEncoder {
         case AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S16:
             let target = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Int16.self)
             for (index, sample) in samples.enumerated() {
-                target[index] = Int16(max(-32_768, min(32_767, (sample * 32_768).rounded())))
+                target[index] = Int16(pcmSample: sample)
             }
         default:
             let target = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Int32.self)

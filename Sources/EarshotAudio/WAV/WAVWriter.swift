@@ -57,9 +57,7 @@ public final class WAVWriter {
         scratch.removeAll(keepingCapacity: true)
         scratch.reserveCapacity(samples.count * 2)
         for sample in samples {
-            let scaled = (sample * 32_768).rounded()
-            let value = scaled.isNaN ? 0 : Int16(max(-32_768, min(32_767, scaled)))
-            let bits = UInt16(bitPattern: value)
+            let bits = UInt16(bitPattern: Int16(pcmSample: sample))
             scratch.append(UInt8(truncatingIfNeeded: bits))
             scratch.append(UInt8(truncatingIfNeeded: bits >> 8))
         }

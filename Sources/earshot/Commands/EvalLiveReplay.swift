@@ -1,3 +1,4 @@
+import EarshotAudio
 import EarshotCore
 import EarshotEval
 import EarshotLive
@@ -88,13 +89,8 @@ final class LiveReplayRecognizer: Recognizer {
 
     /// An `input_audio_buffer.append` event with `samples` as base64 PCM16 little-endian.
     static func append(_ samples: ArraySlice<Float>) -> String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = Int16(max(-1, min(1, sample)) * 32767)
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        }
+        // As the decoder read them: a PCM16 file is sent sample for sample, as bench-live sends it.
+        let bytes = samples.map(Int16.init(pcmSample:)).littleEndianBytes
         return #"{"type":"input_audio_buffer.append","audio":""# + Data(bytes).base64EncodedString() + #""}"#
     }
 }

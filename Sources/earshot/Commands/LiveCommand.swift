@@ -121,14 +121,7 @@ enum LiveCommand: Command {
     }
 
     private static func pcm16(_ samples: [Float]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = Int16(max(-32768, min(32767, (sample * 32768).rounded())))
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        }
-        return bytes
+        samples.map(Int16.init(pcmSample:)).littleEndianBytes
     }
 
     struct Plan {
