@@ -20,16 +20,12 @@ enum ContextSplit {
     ///   - context: the text said before the item (its words, whitespace-separated).
     ///   - contextMs: where the item's audio starts in the decoded audio.
     static func itemStart(of words: [String], starts: [Int], context: String, contextMs: Int) -> Int? {
-        let said = context.split(whereSeparator: \.isWhitespace).flatMap { StablePrefix.tokens(String($0)) }
+        let said = StablePrefix.Hypothesis(context).tokens
         guard !said.isEmpty else { return 0 }
         guard !words.isEmpty else { return nil }
+        let decoded = StablePrefix.Hypothesis(words: words)
+        let tokens = decoded.tokens
         // distance[j]: the edit distance between `said` and the decode's first j tokens.
-        var tokens: [String] = []
-        var ends: [Int] = [0]  // ends[w]: tokens in words 0..<w
-        for word in words {
-            tokens += StablePrefix.tokens(word)
-            ends.append(tokens.count)
-        }
         var distance = Array(0...tokens.count)
         for (i, token) in said.enumerated() {
             var diagonal = distance[0]
@@ -44,7 +40,7 @@ enum ContextSplit {
         let timed = starts.count == words.count
         var best: (cost: Int, miss: Int, word: Int)?
         for word in 1...words.count {
-            let cost = distance[ends[word]]
+            let cost = distance[decoded.ends[word - 1]]
             let miss = word == words.count ? 0 : timed ? abs(starts[word] - contextMs) : words.count - word
             if best == nil || (cost, miss) < (best!.cost, best!.miss) { best = (cost, miss, word) }
         }

@@ -101,14 +101,18 @@ public struct StablePrefix: Sendable {
     ]
 
     /// A hypothesis's words, their tokens laid end to end, and where each word's tokens end.
-    private struct Hypothesis {
+    struct Hypothesis {
         let words: [String]
         let tokens: [String]
         /// `ends[i]`: the number of tokens of words `0...i`.
         let ends: [Int]
 
         init(_ text: String) {
-            words = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            self.init(words: text.split(whereSeparator: { $0.isWhitespace }).map(String.init))
+        }
+
+        init(words: [String]) {
+            self.words = words
             var tokens: [String] = []
             var ends: [Int] = []
             for word in words {
