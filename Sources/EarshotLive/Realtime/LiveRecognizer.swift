@@ -51,6 +51,14 @@ public struct Recognition: Sendable, Hashable {
         self.language = language
         self.words = words
     }
+
+    /// What an engine's `transcript` says: its text, its language (nil when the engine gave none) and the words of
+    /// its segments (empty when word times were not asked for).
+    public init(_ transcript: Transcript) {
+        self.init(
+            text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language,
+            words: transcript.segments.flatMap(\.words))
+    }
 }
 
 /// The `input_audio_transcription` settings of a session.

@@ -219,19 +219,13 @@ struct EngineRecognizer: LiveRecognizer {
             do {
                 let transcript = try await engine.transcript(of: samples, options: tierOptions)
                 await admission.leave(since: start)
-                return Self.recognition(transcript)
+                return Recognition(transcript)
             } catch {
                 await admission.leave(since: start)
                 throw error
             }
         }
         let transcript = try await admission.run { try await engine.transcript(of: samples, options: tierOptions) }
-        return Self.recognition(transcript)
-    }
-
-    static func recognition(_ transcript: Transcript) -> Recognition {
-        Recognition(
-            text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language,
-            words: transcript.segments.flatMap(\.words))
+        return Recognition(transcript)
     }
 }

@@ -126,10 +126,7 @@ struct EngineLiveRecognizer: LiveRecognizer {
         // As the server's recogniser: finals and early finals with word times (a final's audio context is found by
         // them).
         options.wordTimestamps = decode.wordTimes
-        let transcript = try await engine.transcript(of: samples, options: options)
-        return Recognition(
-            text: transcript.text, language: transcript.language.isEmpty ? nil : transcript.language,
-            words: transcript.segments.flatMap(\.words))
+        return Recognition(try await engine.transcript(of: samples, options: options))
     }
 
     /// Decodes running now.
