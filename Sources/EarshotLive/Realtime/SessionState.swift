@@ -246,6 +246,9 @@ struct SessionState {
         try Self.checkTypes(session)
         // The GA shape nests the input settings under audio.input; the beta shape has them at the top.
         let input = session["audio"]?["input"]
+        // Where an error in the transcription settings points, in the shape the client sent.
+        let transcriptionParam =
+            input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription"
         var newInput = inputFormat
         var newTranscription = transcription
         var newTurns = turnSettings
@@ -306,10 +309,7 @@ struct SessionState {
                 newTranslateTo = target.string.flatMap { $0.isEmpty ? nil : $0.lowercased() }
             }
             if let window = settings["final_window_ms"] {
-                newFinalWindowMs = try Self.finalWindow(
-                    window,
-                    param: (input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription")
-                        + ".final_window_ms")
+                newFinalWindowMs = try Self.finalWindow(window, param: transcriptionParam + ".final_window_ms")
             }
         }
         var newInterim = interim
@@ -363,9 +363,7 @@ struct SessionState {
                 code: "invalid_value", message: "\(error)", param: "session.input_audio_transcription.model")
         }
         if let target = newTranslateTo, target != translateTo {
-            let param =
-                (input == nil ? "session.input_audio_transcription" : "session.audio.input.transcription")
-                + ".translate_to"
+            let param = transcriptionParam + ".translate_to"
             guard let translator else {
                 throw RealtimeError(
                     code: "invalid_value",
