@@ -215,14 +215,7 @@ enum EvalCommand: Command {
             }
             speed = value
         }
-        var finalWindowMs = 0
-        if let text = arguments.value("final-window-ms") {
-            guard let value = Int(text), (0...25_000).contains(value) else {
-                throw ArgumentError(
-                    command: spec.name, "--final-window-ms must be whole milliseconds from 0 to 25000, not '\(text)'")
-            }
-            finalWindowMs = value
-        }
+        let finalWindowMs = try LiveCommand.finalWindowMs(arguments, command: spec.name) ?? 0
         guard let audio = arguments.value("audio"), let refs = arguments.value("refs") else {
             throw ArgumentError(command: spec.name, "--audio DIR and --refs DIR are required")
         }

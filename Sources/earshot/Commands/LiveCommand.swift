@@ -124,6 +124,16 @@ enum LiveCommand: Command {
         samples.map(Int16.init(pcmSample:)).littleEndianBytes
     }
 
+    /// `--final-window-ms MS` (`earshot live`, `earshot eval --live`): the session's `final_window_ms`, or nil.
+    static func finalWindowMs(_ arguments: ParsedArguments, command: String) throws -> Int? {
+        guard let text = arguments.value("final-window-ms") else { return nil }
+        guard let value = Int(text), (0...25_000).contains(value) else {
+            throw ArgumentError(
+                command: command, "--final-window-ms must be whole milliseconds from 0 to 25000, not '\(text)'")
+        }
+        return value
+    }
+
     struct Plan {
         var files: [String]
         var audioOut: URL?
@@ -180,14 +190,7 @@ enum LiveCommand: Command {
                 }
                 vad.silenceDurationMs = milliseconds
             }
-            var finalWindowMs: Int?
-            if let value = arguments.value("final-window-ms") {
-                guard let milliseconds = Int(value), (0...25_000).contains(milliseconds) else {
-                    throw ArgumentError(
-                        command: command, "--final-window-ms must be 0 to 25000 milliseconds, not '\(value)'")
-                }
-                finalWindowMs = milliseconds
-            }
+            let finalWindowMs = try LiveCommand.finalWindowMs(arguments, command: command)
             json = arguments.flag("json")
             settings = LiveSession.Settings(
                 model: arguments.value("model"), language: arguments.value("language"),
