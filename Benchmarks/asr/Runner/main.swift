@@ -16,7 +16,7 @@ while let key = iterator.next() {
     guard key.hasPrefix("--"), let value = iterator.next() else {
         FileHandle.standardError.write(
             Data(
-                "usage: earshot-bench-asr --model PATH --manifest FILE [--beam N] [--threads N] [--audio-ctx full|auto|N] [--language en|auto] [--vad on|off] [--flash on|off] [--warmup FILE]\n"
+                "usage: earshot-bench-asr --model PATH --manifest FILE [--beam N] [--threads N] [--audio-ctx full|auto|N] [--language en|auto] [--vad on|off] [--vad-pad MS] [--vad-silence MS] [--flash on|off] [--warmup FILE]\n"
                     .utf8))
         exit(64)
     }
@@ -63,6 +63,10 @@ options.beamSize = Int(arguments["beam"] ?? "1") ?? 1
 let language = arguments["language"] ?? "en"
 options.language = language == "auto" ? nil : language
 if arguments["vad"] == "off" { options.voiceActivity = nil }
+if let silence = arguments["vad-silence"].flatMap(Int.init) {
+    options.voiceActivity?.minimumSilence = .milliseconds(silence)
+}
+if let pad = arguments["vad-pad"].flatMap(Int.init) { options.voiceActivity?.speechPadding = .milliseconds(pad) }
 switch arguments["audio-ctx"] ?? "auto" {
 case "full": options.audioContext = .full
 case "auto": options.audioContext = .automatic
