@@ -68,6 +68,23 @@ struct TranscriptionTests {
         #expect(goforwardWER <= 0.25)
     }
 
+    @Test("a decode that falls back to sampling reads the same whatever the engine decoded before")
+    func samplingFallbackIsRepeatable() async throws {
+        // One engine, one decoding state. A log-probability threshold no window can meet sends every window through
+        // the whole temperature ladder, so the text is sampled at 1.0 by one decoder (best of 1); it must not depend
+        // on the draws earlier decodes made (decision 0020).
+        let engine = try engine()
+        var options = english()
+        options.logProbabilityThreshold = 0
+        options.bestOf = 1
+        let clip = try Fixtures.samples(Fixtures.testdata("jfk.wav"))
+        let first = try await engine.transcript(of: clip, options: options).text
+        _ = try await engine.transcript(of: try Fixtures.samples(Fixtures.testdata("cards/005.wav")), options: options)
+        let again = try await engine.transcript(of: clip, options: options).text
+        print("sampled: \(first) | after another decode: \(again)")
+        #expect(again == first)
+    }
+
     @Test("the 30 s two-speaker call: no repeated tail, speech starts where it does, WER as measured")
     func twoSpeakerCall() async throws {
         let engine = try engine()
