@@ -58,4 +58,22 @@ import Testing
         let refused = try await Self.partialSteps(busy: { $0 == 2 || $0 == 3 })
         #expect(Array(refused.prefix(5)) == [regular[0], regular[1], regular[1] + 1, regular[1] + 2, regular[1] + 12])
     }
+
+    @Test("a live decode's options: the session's language and prompt, word times for finals, no fallback for previews")
+    func liveDecodeOptions() {
+        var tier = TranscriptionOptions()
+        tier.language = "de"
+        tier.temperatureIncrement = 0.2
+        let settings = TranscriptionSettings(language: "EN", prompt: "Earshot")
+        let partial = tier.live(settings, .partial)
+        #expect(partial.language == "en" && partial.initialPrompt == "Earshot")
+        #expect(partial.temperatureIncrement == 0 && !partial.wordTimestamps)
+        for decode in [LiveDecode.early, .final] {
+            let options = tier.live(settings, decode)
+            #expect(options.temperatureIncrement == 0.2 && options.wordTimestamps)
+        }
+        // A session that sets neither keeps what the caller chose (earshot eval --live --language).
+        let unset = tier.live(TranscriptionSettings(), .final)
+        #expect(unset.language == "de" && unset.initialPrompt == nil)
+    }
 }

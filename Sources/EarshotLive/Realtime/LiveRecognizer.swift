@@ -37,6 +37,20 @@ public enum LiveDecode: Sendable, Hashable {
     public var temperatureFallback: Bool { self != .partial }
 }
 
+extension TranscriptionOptions {
+    /// These options as a live decode uses them: the session's language and prompt, word times for finals and early
+    /// finals, and no temperature fallback for a preview. The server's recogniser and `earshot eval --live`'s replay
+    /// both decode with them, after the tier's decoding settings.
+    public func live(_ settings: TranscriptionSettings, _ decode: LiveDecode) -> TranscriptionOptions {
+        var options = self
+        if let language = settings.language { options.language = language.lowercased() }
+        if let prompt = settings.prompt { options.initialPrompt = prompt }
+        options.wordTimestamps = decode.wordTimes
+        if !decode.temperatureFallback { options.temperatureIncrement = 0 }
+        return options
+    }
+}
+
 /// The text of an utterance, the language it was decoded in, and (final decodes) its words with their times.
 public struct Recognition: Sendable, Hashable {
     public var text: String

@@ -203,15 +203,9 @@ struct EngineRecognizer: LiveRecognizer {
         -> Recognition?
     {
         guard let tier = Self.tier(settings.model) else { return nil }
-        var options = TranscriptionOptions()
-        options.language = settings.language?.lowercased()
-        options.initialPrompt = settings.prompt
+        let (engine, resolved, _) = try await engines.engine(for: tier)
         // A final decode gives the words' times too (the `completed` event's `words`, the record's segments).
-        options.wordTimestamps = decode.wordTimes
-        let (engine, resolved, _) = try await engines.engine(for: tier, options: options)
-        var decodeOptions = resolved
-        if !decode.temperatureFallback { decodeOptions.temperatureIncrement = 0 }
-        let tierOptions = decodeOptions
+        let tierOptions = resolved.live(settings, decode)
         if decode.onlyWhenIdle {
             // A preview or work ahead: only when the engine is idle right now, never queued behind or running beside
             // other decodes.

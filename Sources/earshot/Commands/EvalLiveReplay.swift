@@ -120,13 +120,9 @@ struct EngineLiveRecognizer: LiveRecognizer {
     {
         guard inFlight.enter(onlyIfIdle: decode.onlyWhenIdle) else { return nil }
         defer { inFlight.leave() }
-        var options = self.options
-        if let language = settings.language { options.language = language }
-        if let prompt = settings.prompt { options.initialPrompt = prompt }
         // As the server's recogniser: finals and early finals with word times (a final's audio context is found by
-        // them).
-        options.wordTimestamps = decode.wordTimes
-        return Recognition(try await engine.transcript(of: samples, options: options))
+        // them), partials without temperature fallback.
+        return Recognition(try await engine.transcript(of: samples, options: options.live(settings, decode)))
     }
 
     /// Decodes running now.
