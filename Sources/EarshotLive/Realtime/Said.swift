@@ -2,6 +2,9 @@ import EarshotSpeech
 import Synchronization
 
 extension RealtimeTranscriptionSession {
+    /// The longest `final_window_ms` a session may ask for: item and context within one decode (``Said/decodeLimit``).
+    public static let maximumFinalWindowMs = Said.decodeLimit / 16
+
     /// What each side said: the text and audio of its last items. With `final_window_ms` (``Utterance/finalWindow``),
     /// a final decode hears the item after them and is prompted with what came before them, as Whisper's own
     /// long-form decoding reads each window in context; without, it hears the item alone, prompted with the words
@@ -52,9 +55,9 @@ extension RealtimeTranscriptionSession {
             var settings = utterance.settings
             settings.prompt = RealtimeTranscriptionSession.prompt(
                 settings.prompt, after: before > said.startIndex ? said[before - 1].text : nil)
+            // Without context the prompt is the last item's words, as ``conditioning(_:)`` gives it.
             guard !context.isEmpty else {
-                return FinalRequest(
-                    samples: utterance.samples, settings: conditioning(utterance), contextText: "", contextSamples: 0)
+                return FinalRequest(samples: utterance.samples, settings: settings, contextText: "", contextSamples: 0)
             }
             var samples: [Float] = []
             samples.reserveCapacity(length + utterance.samples.count)

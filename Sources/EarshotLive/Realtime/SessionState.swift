@@ -114,7 +114,7 @@ struct SessionState {
     /// A `final_window_ms` value: whole milliseconds from 0 to Whisper's one-window limit (null: 0).
     static func finalWindow(_ value: JSONValue, param: String) throws -> Int {
         if value.isNull { return 0 }
-        let limit = RealtimeTranscriptionSession.Said.decodeLimit / 16
+        let limit = RealtimeTranscriptionSession.maximumFinalWindowMs
         guard let number = value.number, number >= 0, number <= Double(limit), number == number.rounded() else {
             throw RealtimeError(
                 code: "invalid_value",

@@ -1,6 +1,7 @@
 import EarshotAudio
 import EarshotCore
 import EarshotKit
+import EarshotLive
 import Foundation
 import Synchronization
 
@@ -127,9 +128,10 @@ enum LiveCommand: Command {
     /// `--final-window-ms MS` (`earshot live`, `earshot eval --live`): the session's `final_window_ms`, or nil.
     static func finalWindowMs(_ arguments: ParsedArguments, command: String) throws -> Int? {
         guard let text = arguments.value("final-window-ms") else { return nil }
-        guard let value = Int(text), (0...25_000).contains(value) else {
+        let limit = RealtimeTranscriptionSession.maximumFinalWindowMs
+        guard let value = Int(text), (0...limit).contains(value) else {
             throw ArgumentError(
-                command: command, "--final-window-ms must be whole milliseconds from 0 to 25000, not '\(text)'")
+                command: command, "--final-window-ms must be whole milliseconds from 0 to \(limit), not '\(text)'")
         }
         return value
     }
