@@ -18,6 +18,23 @@ import Testing
         return utterance
     }
 
+    /// What a final decode of `seconds` of audio said: `text`, its words spread evenly over the item.
+    static func heard(_ text: String, over seconds: Double) -> Recognition {
+        let words = text.split(separator: " ").map(String.init)
+        let step = Int(seconds * 1_000) / max(words.count, 1)
+        return Recognition(
+            text: text, language: "en",
+            words: words.enumerated().map {
+                Transcript.Word(
+                    startMs: $0.offset * step, endMs: ($0.offset + 1) * step, text: $0.element, probability: 0.9)
+            })
+    }
+
+    /// Keeps `text` as the final of an item of `seconds` (window and side as ``utterance(_:channel:prompt:)``).
+    static func record(_ text: String, _ said: Session.Said, _ seconds: Double, channel: Int? = nil) {
+        said.record(heard(text, over: seconds), of: utterance(seconds, channel: channel))
+    }
+
     // MARK: Where the item begins
 
     @Test func theItemBeginsAfterTheWordsSaidBefore() {
@@ -61,7 +78,10 @@ import Testing
     @Test func finalWindowIsASessionSettingEchoedAndChecked() async throws {
         let recognizer = PartialScheduleTests.NoDecodes()
         let plain = try await Session.settings(of: [:], dialect: .beta, recognizer: recognizer)
-        #expect(plain["input_audio_transcription"]?["final_window_ms"]?.number == 0, "off unless asked for")
+        #expect(plain["input_audio_transcription"]?["final_window_ms"]?.number == 20_000, "on unless turned off")
+        let off = try await Session.settings(
+            of: ["input_audio_transcription": ["final_window_ms": 0]], dialect: .beta, recognizer: recognizer)
+        #expect(off["input_audio_transcription"]?["final_window_ms"]?.number == 0)
         let beta = try await Session.settings(
             of: ["input_audio_transcription": ["final_window_ms": 10_000]], dialect: .beta, recognizer: recognizer)
         #expect(beta["input_audio_transcription"]?["final_window_ms"]?.number == 10_000)
@@ -84,7 +104,7 @@ import Testing
 
     @Test func theSettingReachesEachItemAndTheServerCanSetItsDefault() {
         var configuration = Session.Configuration()
-        #expect(SessionState(configuration: configuration, detector: nil).finalWindowMs == 0)
+        #expect(SessionState(configuration: configuration, detector: nil).finalWindowMs == 20_000)
         configuration.finalWindow = .seconds(10)
         var state = SessionState(configuration: configuration, detector: nil)
         #expect(state.finalWindowMs == 10_000)
@@ -105,9 +125,9 @@ import Testing
     @Test func previousItemsOfTheSameSideComeFirstUntilTheWindowIsLongEnough() {
         let said = Session.Said()
         for (index, seconds) in [3.0, 2.0, 4.0, 3.0].enumerated() {
-            said.record("item \(index).", of: Self.utterance(seconds))
+            Self.record("item \(index).", said, seconds)
         }
-        said.record("other side.", of: Self.utterance(5, channel: 1))
+        Self.record("other side.", said, 5, channel: 1)
         let item = Self.utterance(2)
         let request = said.finalRequest(item)
         // The 2 s item, the 3 s one before it and the 4 s one before that (each with its gap) make 10 s.
@@ -128,36 +148,65 @@ import Testing
         let said = Session.Said()
         var alone = Self.utterance(2)
         alone.finalWindow = 0
-        said.record("Seven of clubs.", of: alone)
-        said.record("Five, five.", of: alone)
+        said.record(Self.heard("Seven of clubs.", over: 2), of: alone)
+        said.record(Self.heard("Five, five.", over: 2), of: alone)
         #expect(said.finalRequest(alone).contextSamples == 0)
         #expect(said.finalRequest(alone).settings.prompt == "Five, five.")
         // A window asked for later starts with the items said after it.
         #expect(said.finalRequest(Self.utterance(2)).contextSamples == 0)
         #expect(said.finalRequest(Self.utterance(2)).settings.prompt == "Five, five.")
-        said.record("Eight of spades.", of: Self.utterance(2))
+        Self.record("Eight of spades.", said, 2)
         let request = said.finalRequest(Self.utterance(2))
         #expect(request.contextText == "Eight of spades.")
         #expect(request.settings.prompt == "Five, five.")
     }
 
-    @Test func aLongItemOrAnItemWithoutWordsAddsNoContext() {
+    @Test func anItemThatDoesNotFitWholeIsHeardFromAWordBoundary() {
         let said = Session.Said()
-        said.record("hello there.", of: Self.utterance(3))
-        #expect(said.finalRequest(Self.utterance(12)).contextSamples == 0)
+        Self.record("Zero.", said, 1)
+        // Six words, one a second; 10 ms of silence 60 ms before "five" (at 4 s), where the cut should land.
+        var six = Self.utterance(6)
+        var samples = six.samples
+        for index in 63_040..<63_200 { samples[index] = 0 }
+        six = Session.Utterance(itemID: six.itemID, samples: samples, settings: six.settings)
+        six.finalWindow = 10 * 16_000
+        said.record(Self.heard("one two three four five six", over: 6), of: six)
+        // A 4 s window for a 2 s item leaves 1.5 s after the gap: from "five", the last word to start 1.5 s or more
+        // before the end.
+        var item = Self.utterance(2)
+        item.finalWindow = 4 * 16_000
+        let request = said.finalRequest(item)
+        #expect(request.contextText == "five six")
+        #expect(request.contextSamples == 96_000 - 63_040 + Session.Said.gap)
+        #expect(request.samples.prefix(160).allSatisfy { $0 == 0 }, "cut in the quiet before the word")
+        // What was said before the cut prompts, never the context's own words.
+        #expect(request.settings.prompt == "Zero. one two three four")
+    }
+
+    @Test func aLongItemStillHearsTheLastSecondBeforeIt() {
+        let said = Session.Said()
+        Self.record("hello there my friend.", said, 3)
+        // The item fills the window: it still hears at least the last second said before it.
+        let long = said.finalRequest(Self.utterance(12))
+        #expect(long.contextText == "my friend.")
+        #expect(long.contextSamples == 24_000 + Session.Said.gap, "from \"my\", at 1.5 s of the 3 s item")
+        #expect(long.settings.prompt == "hello there")
         // Noise that decoded to nothing is not context.
-        said.record("", of: Self.utterance(2))
-        said.record(" … ", of: Self.utterance(2))
-        #expect(said.finalRequest(Self.utterance(2)).contextText == "hello there.")
-        // An item just under the window's length still has context, unless that would pass Whisper's window.
+        Self.record("", said, 2)
+        Self.record(" … ", said, 2)
+        #expect(said.finalRequest(Self.utterance(2)).contextText == "hello there my friend.")
+        // An item just under the window's length has context; never past Whisper's window.
         #expect(said.finalRequest(Self.utterance(9.9)).contextSamples > 0)
-        said.record("a long story.", of: Self.utterance(20))
+        Self.record("a long story told slowly.", said, 24)
+        #expect(said.finalRequest(Self.utterance(24.5)).contextSamples == 0)
+        // A final without word times (a decode that gave none) is not cut.
+        said.record(Recognition(text: "no times here."), of: Self.utterance(6))
         #expect(said.finalRequest(Self.utterance(8)).contextSamples == 0)
     }
 
     @Test func theItemsWordsComeBackWithTimesFromTheItemsStart() throws {
         let said = Session.Said()
-        said.record("Seven of clubs.", of: Self.utterance(2))
+        Self.record("Seven of clubs.", said, 2)
         let request = said.finalRequest(Self.utterance(1.5))
         let contextMs = request.contextSamples / 16
         let words = [
@@ -178,7 +227,7 @@ import Testing
 
     @Test func aFinalIsDecodedAfterItsContextAndItsOwnWordsKept() async throws {
         let said = Session.Said()
-        said.record("Seven of clubs.", of: Self.utterance(2))
+        Self.record("Seven of clubs.", said, 2)
         let recognizer = Scripted(answers: [("Seven of clubs. 4 Queen of clubs.", 0.9)])
         let recognition = try await Session.finalRecognition(
             of: Self.utterance(2), said: said, recognizer: recognizer, as: .final)
@@ -190,7 +239,7 @@ import Testing
 
     @Test func aContextDecodeThatCannotBeSplitFallsBackToTheItemAlone() async throws {
         let said = Session.Said()
-        said.record("The contract expires at the end of this quarter.", of: Self.utterance(3))
+        Self.record("The contract expires at the end of this quarter.", said, 3)
         let recognizer = Scripted(answers: [("Something else entirely was heard here.", 0.9), ("I think so.", 0.9)])
         let recognition = try await Session.finalRecognition(
             of: Self.utterance(2), said: said, recognizer: recognizer, as: .final)
@@ -202,7 +251,7 @@ import Testing
 
     @Test func anEarlyDecodeThatFoundTheEngineBusyIsNotRetriedAlone() async throws {
         let said = Session.Said()
-        said.record("Seven of clubs.", of: Self.utterance(2))
+        Self.record("Seven of clubs.", said, 2)
         let recognizer = Scripted(answers: [nil])
         #expect(
             try await Session.finalRecognition(of: Self.utterance(2), said: said, recognizer: recognizer, as: .early)

@@ -56,8 +56,8 @@ public final class LiveSession: Sendable {
         /// not yet stable, about a second after they are spoken, to show after an item's deltas until replaced.
         public var interim: Bool
         /// Earshot's `final_window_ms`: each final decode hears the item after the same side's previous items, up to
-        /// this many milliseconds together (at most 25000), as the offline pass hears it, for about half a second
-        /// more per final. Nil leaves the server's default (each item alone).
+        /// this many milliseconds together (at most 25000), closer to how the offline pass hears it, for about 0.4 s
+        /// more per final; 0 decodes each item alone. Nil leaves the server's default (20000 on an Earshot server).
         public var finalWindowMs: Int?
 
         public init(

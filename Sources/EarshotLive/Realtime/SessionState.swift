@@ -72,7 +72,7 @@ struct SessionState {
         self.translator = translator
         self.speaker = speaker
         transcription = configuration.transcription
-        finalWindowMs = Int((configuration.finalWindow ?? .zero) / .milliseconds(1))
+        finalWindowMs = Int(configuration.finalWindow / .milliseconds(1))
         turnSettings = configuration.turnDetection
         inputFormat = .pcm16(rate: configuration.inputRate)
         turns = Self.turns(turnSettings, detector: detector, splitting: configuration.turnSplitting)

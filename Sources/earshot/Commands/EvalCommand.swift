@@ -38,7 +38,7 @@ enum EvalCommand: Command {
             .init("speed", valueName: "N", help: "With --live: replay N times faster than real time (default 1)."),
             .init(
                 "final-window-ms", valueName: "MS",
-                help: "With --live: the session's final_window_ms (final decodes hear earlier items; default 0)."),
+                help: "With --live: the session's final_window_ms (0: each item alone; default 20000, as a server's)."),
         ] + EvalOutput.options,
         flags: [
             .init("live", help: "Also replay the files through the live path; report streamed vs offline WER.")
@@ -215,7 +215,9 @@ enum EvalCommand: Command {
             }
             speed = value
         }
-        let finalWindowMs = try LiveCommand.finalWindowMs(arguments, command: spec.name) ?? 0
+        let finalWindowMs =
+            try LiveCommand.finalWindowMs(arguments, command: spec.name)
+            ?? Int(RealtimeTranscriptionSession.Configuration().finalWindow / .milliseconds(1))
         guard let audio = arguments.value("audio"), let refs = arguments.value("refs") else {
             throw ArgumentError(command: spec.name, "--audio DIR and --refs DIR are required")
         }
@@ -244,7 +246,7 @@ enum EvalCommand: Command {
         settings["live"] =
             "in-process RealtimeTranscriptionSession, server VAD (OpenAI defaults), 100 ms PCM16 appends at "
             + (speed == 1 ? "real-time pace" : "\(speed)x real time")
-            + (finalWindowMs > 0 ? ", final_window_ms \(finalWindowMs)" : "")
+            + ", final_window_ms \(finalWindowMs)"
         var outcome = try await run.run(
             audio: audioDirectory, references: refsDirectory, recognizer: replay,
             conditions: TestConditions(

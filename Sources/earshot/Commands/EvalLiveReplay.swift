@@ -26,7 +26,7 @@ final class LiveReplayRecognizer: Recognizer {
     /// `settings` are the session's transcription settings (model name and language).
     init(
         transcriber: FileTranscriber, engine: SpeechEngine, options: TranscriptionOptions,
-        settings: TranscriptionSettings, speed: Double, finalWindow: Duration = .zero
+        settings: TranscriptionSettings, speed: Double, finalWindow: Duration
     ) {
         self.finalWindow = finalWindow
         self.transcriber = transcriber

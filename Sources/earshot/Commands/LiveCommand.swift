@@ -42,7 +42,7 @@ enum LiveCommand: Command {
             .init("silence", valueName: "MS", help: "Server VAD: the pause that ends a turn (default 500)."),
             .init(
                 "final-window-ms", valueName: "MS",
-                help: "Decode each final after the items before it, MS in all (10000: as offline; default 0)."),
+                help: "Decode each final after the items before it, MS in all (0: alone; default: the server's)."),
             .init("timeout", valueName: "SECONDS", help: "Wait at most this long for the last finals (default 300)."),
             .init("languages", valueName: "A,B", help: "--dialogue: side 0's and side 1's languages (ISO 639-1)."),
             .init("voices", valueName: "A,B", help: "--dialogue: the voices speaking to side 0 and 1 (default alloy,nova)."),
