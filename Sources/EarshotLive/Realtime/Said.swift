@@ -5,14 +5,14 @@ extension RealtimeTranscriptionSession {
     /// The longest `final_window_ms` a session may ask for: item and context within one decode (``Said/decodeLimit``).
     public static let maximumFinalWindowMs = Said.decodeLimit / 16
 
-    /// What each side said: the text and audio of its last items. With `final_window_ms` (``Utterance/finalWindow``),
-    /// a final decode hears the item after them and is prompted with what came before them, as Whisper's own
-    /// long-form decoding reads each window in context; without, it hears the item alone, prompted with the words
-    /// said before it.
+    /// What each side said: the text, words and audio of its last items. With `final_window_ms`
+    /// (``Utterance/finalWindow``, 20 s by default), a final decode hears the item after them and is prompted with
+    /// what came before them, as Whisper's own long-form decoding reads each window in context; with 0, it hears the
+    /// item alone, prompted with the words said before it.
     ///
-    /// Whisper reads a short utterance alone worse than inside a longer window: 36 espeak-ng sentences streamed at
-    /// real-time pace had a WER of 0.124 with each final decoded alone, 0.081 with each decoded in a 10 s window, as
-    /// offline (docs/live.md, "Audio context").
+    /// Whisper reads a short utterance alone worse than inside a longer window: `make bench-live`'s 576 words
+    /// streamed at real-time pace read 0.123 with each final decoded alone and 0.102 in a 20 s window (offline 0.077;
+    /// docs/live.md, "Audio context").
     final class Said: Sendable {
         private struct Item: Sendable {
             let samples: [Float]
@@ -43,8 +43,8 @@ extension RealtimeTranscriptionSession {
         /// The silence put between the items of a context (the engine's VAD keeps 100 ms of it).
         static let gap = 8_000
         /// The least context a final with a window hears, even when the item alone fills the window: the last second
-        /// said before it. Any speech before an item, even a second of another voice, brought the item's words
-        /// closer to the offline reading than silence (docs/live.md, "Audio context").
+        /// said before it. Any speech before an item, even a second of another voice, brought its words closer to the
+        /// offline reading; silence did not (docs/live.md, "Audio context").
         static let leastContext = 16_000
         /// How far before a word's start (samples; a third of it after) a cut looks for the quietest 10 ms: Whisper's
         /// word times are a few frames off.
