@@ -78,7 +78,7 @@ import Testing
     @Test func finalWindowIsASessionSettingEchoedAndChecked() async throws {
         let recognizer = PartialScheduleTests.NoDecodes()
         let plain = try await Session.settings(of: [:], dialect: .beta, recognizer: recognizer)
-        #expect(plain["input_audio_transcription"]?["final_window_ms"]?.number == 20_000, "on unless turned off")
+        #expect(plain["input_audio_transcription"]?["final_window_ms"]?.number == 25_000, "on unless turned off")
         let off = try await Session.settings(
             of: ["input_audio_transcription": ["final_window_ms": 0]], dialect: .beta, recognizer: recognizer)
         #expect(off["input_audio_transcription"]?["final_window_ms"]?.number == 0)
@@ -104,7 +104,7 @@ import Testing
 
     @Test func theSettingReachesEachItemAndTheServerCanSetItsDefault() {
         var configuration = Session.Configuration()
-        #expect(SessionState(configuration: configuration, detector: nil).finalWindowMs == 20_000)
+        #expect(SessionState(configuration: configuration, detector: nil).finalWindowMs == 25_000)
         configuration.finalWindow = .seconds(10)
         var state = SessionState(configuration: configuration, detector: nil)
         #expect(state.finalWindowMs == 10_000)

@@ -57,7 +57,7 @@ public final class LiveSession: Sendable {
         public var interim: Bool
         /// Earshot's `final_window_ms`: each final decode hears the item after the same side's previous items, up to
         /// this many milliseconds together (at most 25000), closer to how the offline pass hears it, for about 0.4 s
-        /// more per final; 0 decodes each item alone. Nil leaves the server's default (20000 on an Earshot server).
+        /// more per final; 0 decodes each item alone. Nil leaves the server's default (25000 on an Earshot server).
         public var finalWindowMs: Int?
 
         public init(

@@ -6,12 +6,12 @@ extension RealtimeTranscriptionSession {
     public static let maximumFinalWindowMs = Said.decodeLimit / 16
 
     /// What each side said: the text, words and audio of its last items. With `final_window_ms`
-    /// (``Utterance/finalWindow``, 20 s by default), a final decode hears the item after them and is prompted with
+    /// (``Utterance/finalWindow``, 25 s by default), a final decode hears the item after them and is prompted with
     /// what came before them, as Whisper's own long-form decoding reads each window in context; with 0, it hears the
     /// item alone, prompted with the words said before it.
     ///
     /// Whisper reads a short utterance alone worse than inside a longer window: `make bench-live`'s 576 words
-    /// streamed at real-time pace read 0.123 with each final decoded alone and 0.102 in a 20 s window (offline 0.077;
+    /// streamed at real-time pace read 0.123 with each final decoded alone and 0.093 in a 25 s window (offline 0.077;
     /// docs/live.md, "Audio context").
     final class Said: Sendable {
         private struct Item: Sendable {

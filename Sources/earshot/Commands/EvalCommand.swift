@@ -38,7 +38,7 @@ enum EvalCommand: Command {
             .init("speed", valueName: "N", help: "With --live: replay N times faster than real time (default 1)."),
             .init(
                 "final-window-ms", valueName: "MS",
-                help: "With --live: the session's final_window_ms (0: each item alone; default 20000, as a server's)."),
+                help: "With --live: the session's final_window_ms (0: each item alone; default 25000, as a server's)."),
         ] + EvalOutput.options,
         flags: [
             .init("live", help: "Also replay the files through the live path; report streamed vs offline WER.")
