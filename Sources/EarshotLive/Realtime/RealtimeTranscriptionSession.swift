@@ -61,8 +61,8 @@ public struct RealtimeTranscriptionSession: Sendable {
         /// when the silence reaches `silence_duration_ms`; if speech resumes the early decode is dropped.
         public var earlyFinal: Duration? = .milliseconds(200)
         /// A session's `final_window_ms` before the client sets it: how much audio a final decode hears, the item
-        /// after the same side's previous items (``Said``; zero: each item alone). The 25 s default (Whisper's window
-        /// less its margin) brought `make bench-live`'s streamed WER from 0.123 to 0.093 (offline 0.077) for about
+        /// after the same side's previous items (``Said``; zero: each item alone). The 25 s default (the most a final may
+        /// hear) brought `make bench-live`'s streamed WER from 0.123 to 0.093 (offline 0.077) for about
         /// 0.4 s more from an utterance's end to its final (docs/live.md, "Audio context").
         public var finalWindow: Duration = .seconds(25)
         /// Settings before the client's first update.
